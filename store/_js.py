@@ -1,0 +1,134 @@
+"""JavaScript-compatible primitives (STORE.md §0.3).
+
+Upstream runs on Node; every string length, trim, timestamp, JSON text and
+fingerprint the store writes must be the one JavaScript would produce.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+# §0.3 item 6: the JavaScript white-space set used by String.prototype.trim.
+_JS_WS = (
+    "\u0009\u000a\u000b\u000c\u000d\u0020\u00a0\u1680"
+    "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def js_trim(text: str) -> str:
+    """Trim with JavaScript's white-space set (not Python's)."""
+    return text.strip(_JS_WS)
+
+
+def js_len(text: str) -> int:
+    """Length in UTF-16 code units, as JavaScript's ``.length``."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le")) // 2
+
+
+def js_json(value: Any) -> str:
+    """Compact JSON as ``JSON.stringify`` writes it (keys in insertion order)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def fp(text: str) -> str:
+    """Content fingerprint (§2.2.4): 24 hex chars of sha256 over the JS-trimmed text."""
+    return hashlib.sha256(js_trim(text).encode("utf-8")).hexdigest()[:24]
+
+
+def iso(ms: int | float) -> str:
+    """``Date.prototype.toISOString()`` for an epoch-millisecond value."""
+    ms_int = math.floor(ms)
+    seconds, millis = divmod(ms_int, 1000)
+    dt = datetime.fromtimestamp(seconds, tz=UTC)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S") + f".{millis:03d}Z"
+
+
+_DATE_ONLY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$", re.ASCII)
+_DATE_TIME = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?"
+    r"(Z|z|[+-]\d{2}:?\d{2})$",
+    re.ASCII,
+)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_parse_cache: dict[str, float | None] = {}
+
+
+def parse_ms(value: object) -> float | None:
+    """Epoch milliseconds of an ISO timestamp, or None when JavaScript would give NaN.
+
+    Accepts what a JavaScript ``Date.parse`` accepts in practice for this store:
+    ISO date-time with ``Z`` or a numeric offset, and date-only ``YYYY-MM-DD``
+    (UTC midnight). A date-time without an offset is local time in JavaScript,
+    which no writer may produce; it is treated as invalid here.
+    """
+    if not isinstance(value, str):
+        return None
+    if value in _parse_cache:
+        return _parse_cache[value]
+    result = _parse_uncached(value)
+    if len(_parse_cache) > 200_000:
+        _parse_cache.clear()
+    _parse_cache[value] = result
+    return result
+
+
+def _parse_uncached(value: str) -> float | None:
+    m = _DATE_ONLY.match(value)
+    try:
+        if m:
+            y, mo, d = (int(g) for g in m.groups())
+            dt = datetime(y, mo, d, tzinfo=UTC)
+            return (dt - _EPOCH).total_seconds() * 1000.0
+        m = _DATE_TIME.match(value)
+        if not m:
+            return None
+        y, mo, d, h, mi = (int(g) for g in m.groups()[:5])
+        sec = int(m.group(6) or 0)
+        frac = m.group(7) or ""
+        millis = int((frac + "000")[:3]) if frac else 0
+        if h == 24 and mi == 0 and sec == 0 and millis == 0:
+            h = 0
+            extra_day = 86_400_000.0
+        else:
+            extra_day = 0.0
+        dt = datetime(y, mo, d, h, mi, sec, tzinfo=UTC)
+        ms = (dt - _EPOCH).total_seconds() * 1000.0 + millis + extra_day
+        tz = m.group(8)
+        if tz not in ("Z", "z"):
+            sign = 1 if tz[0] == "+" else -1
+            digits = tz[1:].replace(":", "")
+            offset_min = int(digits[:2]) * 60 + int(digits[2:])
+            ms -= sign * offset_min * 60_000
+        return ms
+    except ValueError:
+        return None
+
+
+def normalise_iso(value: str) -> str | None:
+    """Re-serialise a parseable timestamp in the JS ISO shape."""
+    ms = parse_ms(value)
+    return None if ms is None else iso(ms)
+
+
+def utf8_len(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def clip_bytes(text: str, budget: int) -> str:
+    """Clip to a UTF-8 byte budget without splitting a code point (§0.3 item 5)."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= budget:
+        return text
+    return encoded[:budget].decode("utf-8", errors="ignore")

@@ -1,0 +1,237 @@
+"""Typed, frozen rows of the memory store (STORE.md §2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Kind = Literal["fact", "preference", "decision", "project_state"]
+Status = Literal["provisional", "confirmed", "forgotten", "conflicted"]
+Layer = Literal["durable", "pinned"]
+Verdict = Literal["useful", "unhelpful", "accurate", "incorrect"]
+Actor = Literal["local", "model", "manual", "migration"]
+SourceState = Literal["pending", "running", "done", "failed"]
+
+KINDS: tuple[Kind, ...] = ("fact", "preference", "decision", "project_state")
+STATUSES: tuple[Status, ...] = ("provisional", "confirmed", "forgotten", "conflicted")
+LAYERS: tuple[Layer, ...] = ("durable", "pinned")
+VERDICTS: tuple[Verdict, ...] = ("useful", "unhelpful", "accurate", "incorrect")
+ACTORS: tuple[Actor, ...] = ("local", "model", "manual", "migration")
+SOURCE_STATES: tuple[SourceState, ...] = ("pending", "running", "done", "failed")
+FAILURE_CODES: tuple[str, ...] = (
+    "timeout",
+    "cancelled",
+    "output_limit",
+    "invalid_output",
+    "stale",
+    "write_rejected",
+    "unavailable",
+    "provider",
+    "auth",
+    "request",
+    "rate_limit",
+    "quota",
+    "context_limit",
+    "safety",
+    "interrupted",
+    "unknown",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    basis: str
+    method: str
+    source_id: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    verdict: str
+    source_id: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Quality:
+    """``memoryQuality(memory, now)`` (§3.2) plus what a display needs."""
+
+    basis: str
+    method: str
+    age_days: float
+    freshness: float
+    dormant: bool
+    aging: bool
+    confirmed_at: str
+    evidence_weight: float
+    utility: float
+    accuracy: float
+    factor: float
+    days_until_aging: float | None
+    days_until_dormant: float | None
+
+    def as_json(self) -> dict[str, Any]:
+        """The §3.2 object with upstream's field names and order (numbers as JS prints them)."""
+        return {
+            "basis": self.basis,
+            "method": self.method,
+            "ageDays": js_number(self.age_days),
+            "freshness": js_number(self.freshness),
+            "dormant": self.dormant,
+            "aging": self.aging,
+            "confirmedAt": self.confirmed_at,
+            "evidenceWeight": js_number(self.evidence_weight),
+            "utility": js_number(self.utility),
+            "accuracy": js_number(self.accuracy),
+            "factor": js_number(self.factor),
+        }
+
+
+def js_number(value: float) -> float | int:
+    """JavaScript prints an integral number without a fraction: ``1``, not ``1.0``."""
+    return int(value) if float(value).is_integer() else value
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Memory:
+    """One valid ``memories`` row. ``data`` is the stored JSON object, key order kept."""
+
+    id: str
+    kind: Kind
+    content: str
+    scope: str
+    source_entry_id: str
+    created_at: str
+    updated_at: str
+    revision: int
+    layer: Layer
+    status: Status
+    evidence: Evidence | None
+    utility: Signal | None
+    accuracy: Signal | None
+    search_terms: tuple[str, ...]
+    suppressed_hashes: tuple[str, ...]
+    reinforced_at: str | None
+    quality: Quality
+    data: dict[str, Any] = field(repr=False)
+
+    @property
+    def active(self) -> bool:
+        return self.status in ("provisional", "confirmed")
+
+    @property
+    def pinned(self) -> bool:
+        return self.layer == "pinned"
+
+    @property
+    def disputed(self) -> bool:
+        return self.accuracy is not None and self.accuracy.verdict == "incorrect"
+
+    @property
+    def state(self) -> str:
+        """One word for the record's standing: the badge a list shows."""
+        if self.status in ("forgotten", "conflicted"):
+            return self.status
+        if self.disputed:
+            return "disputed"
+        if self.pinned:
+            return "pinned"
+        if self.quality.dormant:
+            return "dormant"
+        if self.quality.aging:
+            return "aging"
+        return "fresh"
+
+
+@dataclass(frozen=True, slots=True)
+class CorruptRow:
+    """A row that fails upstream's validation: shown, never acted upon."""
+
+    table: str
+    id: str
+    reason: str
+    raw: str
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Event:
+    rowid: int
+    id: str
+    at: str
+    actor: str
+    reason: str
+    scope: str
+    before: tuple[dict[str, Any] | None, ...]
+    after: tuple[dict[str, Any], ...]
+    data: dict[str, Any] = field(repr=False)
+
+    @property
+    def record_ids(self) -> tuple[str, ...]:
+        return tuple(str(a.get("id", "")) for a in self.after)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Source:
+    rowid: int
+    id: str
+    scope: str
+    kind: str
+    content: str
+    created_at: str
+    targets: tuple[str, ...]
+    state: str
+    attempt: int
+    lease: int
+    failures: int
+    retry_at: int
+    failed_at: int
+    last_error: str
+    output_failures: int
+    diagnostic: dict[str, Any]
+    calls: int
+    call_ms: int
+    call_models: tuple[str, ...]
+    last_checked: int
+    corrections: int
+    paused: bool
+    data: dict[str, Any] = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCall:
+    source_id: str
+    attempt: int
+    model: str
+    provider: str
+    at: int
+    outcome: str
+    finished_at: int
+    code: str
+    reserved_usd: float | None
+    charged_usd: float | None
+    input_tokens: int | None
+    output_tokens: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    source_id: str
+    memory_id: str
+    verdict: str
+    at: int
+
+
+@dataclass(frozen=True, slots=True)
+class RouteHealth:
+    id: str
+    until: int
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryLoad:
+    """Every memory row: the valid ones as records, the others as corrupt rows."""
+
+    memories: tuple[Memory, ...]
+    corrupt: tuple[CorruptRow, ...]

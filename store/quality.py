@@ -1,0 +1,102 @@
+"""Quality, freshness and dormancy (STORE.md §3, the 0.4.0 rules)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._js import iso, parse_ms
+from .model import Quality
+
+DAY_MS = 86_400_000
+
+# kind -> (half-life days, floor, dormant after days)
+POLICY: dict[str, tuple[float, float, float]] = {
+    "project_state": (3.0, 0.50, 7.0),
+    "fact": (60.0, 0.50, 180.0),
+    "decision": (120.0, 0.60, 365.0),
+    "preference": (240.0, 0.70, 730.0),
+}
+
+_PRIORITY: dict[str, dict[str, int]] = {
+    "manual_correction": {"preference": 4, "decision": 4, "fact": 4, "project_state": 4},
+    "user_statement": {"preference": 3, "decision": 3, "fact": 2, "project_state": 2},
+    "tool_observation": {"preference": 1, "decision": 1, "fact": 1, "project_state": 3},
+    "summary": {"preference": 1, "decision": 1, "fact": 1, "project_state": 1},
+}
+
+
+def evidence_priority(kind: str, basis: str | None) -> int:
+    if basis is None:
+        return 0
+    return _PRIORITY.get(basis, {}).get(kind, 0)
+
+
+def _verdict(data: dict[str, Any], slot: str) -> str | None:
+    feedback = data.get("feedback")
+    if isinstance(feedback, dict):
+        signal = feedback.get(slot)
+        if isinstance(signal, dict):
+            verdict = signal.get("verdict")
+            return verdict if isinstance(verdict, str) else None
+    return None
+
+
+def quality(data: dict[str, Any], now_ms: float) -> Quality:
+    """``memoryQuality(record, now)`` for a validated record dict."""
+    kind = data["kind"]
+    half_life, floor, dormant_days = POLICY[kind]
+    updated = parse_ms(data.get("updatedAt")) or 0.0
+    reinforced = parse_ms(data.get("reinforcedAt")) or 0.0
+    confirmed_ms = max(updated, reinforced)
+    age_days = max(0.0, (now_ms - confirmed_ms) / DAY_MS)
+    pinned = data.get("layer") == "pinned"
+    if pinned:
+        freshness = 1.0
+    else:
+        freshness = floor + (1 - floor) * 2 ** (-age_days / half_life)
+    dormant = (not pinned) and age_days > dormant_days
+    aging = (not pinned) and age_days > dormant_days / 2
+    evidence = data.get("evidence")
+    basis_raw = evidence.get("basis") if isinstance(evidence, dict) else None
+    method_raw = evidence.get("method") if isinstance(evidence, dict) else None
+    priority = evidence_priority(kind, basis_raw)
+    evidence_weight = 1 + 0.04 * priority
+    utility_verdict = _verdict(data, "utility")
+    utility = 1.05 if utility_verdict == "useful" else 0.9 if utility_verdict == "unhelpful" else 1
+    accuracy_verdict = _verdict(data, "accuracy")
+    accuracy = (
+        1.05 if accuracy_verdict == "accurate" else 0.5 if accuracy_verdict == "incorrect" else 1
+    )
+    factor = freshness * evidence_weight * utility * accuracy
+    return Quality(
+        basis=basis_raw or "unknown",
+        method=method_raw or "unknown",
+        age_days=age_days,
+        freshness=freshness,
+        dormant=dormant,
+        aging=aging,
+        confirmed_at=iso(confirmed_ms),
+        evidence_weight=evidence_weight,
+        utility=utility,
+        accuracy=accuracy,
+        factor=factor,
+        days_until_aging=None if pinned else max(0.0, dormant_days / 2 - age_days),
+        days_until_dormant=None if pinned else max(0.0, dormant_days - age_days),
+    )
+
+
+def may_replace(old: dict[str, Any], incoming_basis: str) -> bool:
+    """Replacement authority (§3.4)."""
+    evidence = old.get("evidence")
+    old_basis = evidence.get("basis") if isinstance(evidence, dict) else None
+    old_priority = evidence_priority(old["kind"], old_basis)
+    protected = (
+        max(4, old_priority)
+        if old.get("status") == "confirmed" or _verdict(old, "accuracy") == "accurate"
+        else old_priority
+    )
+    if incoming_basis == "user_statement":
+        return True
+    if old["kind"] == "project_state" and incoming_basis == "tool_observation":
+        return True
+    return evidence_priority(old["kind"], incoming_basis) >= protected

@@ -1,0 +1,68 @@
+"""The upstream redactor (STORE.md §6.2).
+
+Used on edited content: a correction that still contains ``[REDACTED`` after
+redaction is refused, exactly as upstream refuses it.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_PEM = re.compile(
+    r"-----BEGIN [^\n-]*PRIVATE KEY(?: BLOCK)?-----"
+    r"(?:.*?-----END [^\n-]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
+    re.DOTALL,
+)
+_KEY_WORDS = (
+    r"api[_\- ]?key|access[_\- ]?token|refresh[_\- ]?token|token|password|passwd|secret"
+    r"|credentials|credential|authorization|密码|口令|密钥"
+)
+_CRED_KEY = rf"[\"']?(?:{_KEY_WORDS})[\"']?\s*[:=：]"
+_CRED_KEY_RE = re.compile(_CRED_KEY, re.IGNORECASE)
+_CRED_QUOTED = re.compile(
+    _CRED_KEY + r"\s*(?:\"(?:\\.|[^\"\\])*(?:\"|\Z)|'(?:\\.|[^'\\])*(?:'|\Z))",
+    re.IGNORECASE | re.DOTALL,
+)
+_SECRET = re.compile(
+    r"bearer\s+\S"
+    r"|\b(?:gho_|ghp_|ghs_|ghu_|github_pat_|sk-)[A-Za-z0-9_-]"
+    r"|://[^\s/:@]+:[^\s/@]+@"
+    r"|--(?:password|token|api-key|secret)\s+\S",
+    re.IGNORECASE | re.ASCII,
+)
+_INDENT = re.compile(r"^[ \t]*")
+
+
+def _indent(line: str) -> int:
+    m = _INDENT.match(line)
+    return len(m.group(0)) if m else 0
+
+
+def redact(text: str) -> str:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL.sub("", text)
+    text = _PEM.sub("[REDACTED PRIVATE KEY]", text)
+    text = _CRED_QUOTED.sub("[REDACTED sensitive value]", text)
+    out: list[str] = []
+    hidden_indent: int | None = None
+    drop_next = False
+    for line in text.split("\n"):
+        if hidden_indent is not None:
+            if not line.strip():
+                continue
+            if drop_next:
+                drop_next = False
+                continue
+            if _indent(line) > hidden_indent:
+                continue
+            hidden_indent = None
+        key = _CRED_KEY_RE.search(line)
+        if key or _SECRET.search(line):
+            out.append("[REDACTED sensitive line]")
+            if key:
+                hidden_indent = _indent(line)
+                drop_next = not line[key.end() :].strip()
+            continue
+        out.append(line)
+    return "\n".join(out)

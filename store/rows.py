@@ -1,0 +1,196 @@
+"""Turning raw SQLite rows into typed records, or into corrupt-row reports."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._js import fp
+from .model import CorruptRow, Event, Evidence, Memory, ModelCall, Signal, Source
+from .quality import quality
+from .validate import event_problem, record_problem
+
+# §2.8.6: fixed pause terms; the budget terms come from recovery.json (defaults here).
+PAUSING_CODES = frozenset(("write_rejected", "unavailable", "safety"))
+DEFAULT_SOURCE_CALLS = 4
+DEFAULT_SOURCE_TIME_MS = 300_000
+
+
+def _signal(feedback: Any, slot: str) -> Signal | None:
+    if not isinstance(feedback, dict):
+        return None
+    s = feedback.get(slot)
+    if not isinstance(s, dict):
+        return None
+    return Signal(verdict=s["verdict"], source_id=s.get("sourceId", ""), at=s.get("at", ""))
+
+
+def memory_from_data(data: dict[str, Any], now_ms: float) -> Memory:
+    """A typed record from an already validated record dict."""
+    ev = data.get("evidence")
+    evidence = (
+        Evidence(basis=ev["basis"], method=ev["method"], source_id=ev["sourceId"], at=ev["at"])
+        if isinstance(ev, dict)
+        else None
+    )
+    feedback = data.get("feedback")
+    return Memory(
+        id=data["id"],
+        kind=data["kind"],
+        content=data["content"],
+        scope=data["scope"],
+        source_entry_id=data["sourceEntryId"],
+        created_at=data["createdAt"],
+        updated_at=data["updatedAt"],
+        revision=data["revision"],
+        layer=data["layer"],
+        status=data["status"],
+        evidence=evidence,
+        utility=_signal(feedback, "utility"),
+        accuracy=_signal(feedback, "accuracy"),
+        search_terms=tuple(data.get("searchTerms") or ()),
+        suppressed_hashes=tuple(data.get("suppressedHashes") or ()),
+        reinforced_at=data.get("reinforcedAt"),
+        quality=quality(data, now_ms),
+        data=data,
+    )
+
+
+def parse_memory_row(
+    row_id: str, scope: str, hash_: str, raw: str, now_ms: float
+) -> Memory | CorruptRow:
+    """Validate one ``memories`` row as upstream does on every read (§2.2.2)."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, TypeError) as exc:
+        return CorruptRow("memories", str(row_id), f"data is not JSON ({exc})", str(raw))
+    problem = record_problem(data)
+    if problem is None:
+        if data["id"] != row_id:
+            problem = "id column does not match the record"
+        elif data["scope"] != scope:
+            problem = "scope column does not match the record"
+        elif fp(data["content"]) != hash_:
+            problem = "hash column is not the fingerprint of the content"
+    if problem is not None:
+        return CorruptRow("memories", str(row_id), problem, str(raw))
+    return memory_from_data(data, now_ms)
+
+
+def parse_event_row(rowid: int, row_id: str, scope: str, raw: str) -> Event | CorruptRow:
+    try:
+        data = json.loads(raw)
+    except (ValueError, TypeError) as exc:
+        return CorruptRow("events", str(row_id), f"data is not JSON ({exc})", str(raw))
+    problem = event_problem(data, row_id, scope)
+    if problem is not None:
+        return CorruptRow("events", str(row_id), problem, str(raw))
+    return Event(
+        rowid=rowid,
+        id=data["id"],
+        at=data["at"],
+        actor=data["actor"],
+        reason=data["reason"],
+        scope=data["scope"],
+        before=tuple(data["before"]),
+        after=tuple(data["after"]),
+        data=data,
+    )
+
+
+def _json_or(raw: Any, default: Any) -> Any:
+    try:
+        return json.loads(raw)
+    except (ValueError, TypeError):
+        return default
+
+
+def is_paused(
+    state: str,
+    failures: int,
+    output_failures: int,
+    last_error: str,
+    calls: int,
+    call_ms: int,
+    source_calls: int = DEFAULT_SOURCE_CALLS,
+    source_time_ms: int = DEFAULT_SOURCE_TIME_MS,
+) -> bool:
+    """§2.8.6, exactly."""
+    if state not in ("pending", "failed"):
+        return False
+    return (
+        failures >= 5
+        or output_failures >= 3
+        or last_error in PAUSING_CODES
+        or calls >= source_calls
+        or call_ms >= source_time_ms
+    )
+
+
+SOURCE_COLUMNS = (
+    "rowid, id, data, state, attempt, lease, failures, retry_at, failed_at, last_error, "
+    "output_failures, diagnostic, calls, call_ms, call_models, last_checked, corrections"
+)
+
+
+def parse_source_row(row: tuple[Any, ...]) -> Source | CorruptRow:
+    (
+        rowid,
+        sid,
+        raw,
+        state,
+        attempt,
+        lease,
+        failures,
+        retry_at,
+        failed_at,
+        last_error,
+        output_failures,
+        diagnostic,
+        calls,
+        call_ms,
+        call_models,
+        last_checked,
+        corrections,
+    ) = row
+    data = _json_or(raw, None)
+    if not isinstance(data, dict) or data.get("id") != sid:
+        return CorruptRow("sources", str(sid), "source JSON is invalid or its id differs", str(raw))
+    diag = _json_or(diagnostic, {})
+    models = _json_or(call_models, [])
+    targets = data.get("targets")
+    return Source(
+        rowid=rowid,
+        id=sid,
+        scope=str(data.get("scope", "")),
+        kind=str(data.get("kind", "")),
+        content=str(data.get("content", "")),
+        created_at=str(data.get("createdAt", "")),
+        targets=tuple(str(t) for t in targets) if isinstance(targets, list) else (),
+        state=state,
+        attempt=attempt,
+        lease=lease,
+        failures=failures,
+        retry_at=retry_at,
+        failed_at=failed_at,
+        last_error=last_error,
+        output_failures=output_failures,
+        diagnostic=diag if isinstance(diag, dict) else {},
+        calls=calls,
+        call_ms=call_ms,
+        call_models=tuple(str(m) for m in models) if isinstance(models, list) else (),
+        last_checked=last_checked,
+        corrections=corrections,
+        paused=is_paused(state, failures, output_failures, last_error, calls, call_ms),
+        data=data,
+    )
+
+
+MODEL_CALL_COLUMNS = (
+    "source_id, attempt, model, provider, at, outcome, finished_at, code, "
+    "reserved_usd, charged_usd, input_tokens, output_tokens"
+)
+
+
+def parse_model_call(row: tuple[Any, ...]) -> ModelCall:
+    return ModelCall(*row)
