@@ -10,6 +10,7 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -132,3 +133,13 @@ def clip_bytes(text: str, budget: int) -> str:
     if len(encoded) <= budget:
         return text
     return encoded[:budget].decode("utf-8", errors="ignore")
+
+
+def union(*lists: Sequence[str] | None) -> list[str]:
+    """Concatenate string lists, keeping the first occurrence of each item."""
+    out: list[str] = []
+    for items in lists:
+        for item in items or ():
+            if item not in out:
+                out.append(item)
+    return out

@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 import aiosqlite
 
-from ._js import fp, iso, js_json, js_len, js_trim, parse_ms
+from ._js import fp, iso, js_json, js_len, js_trim, parse_ms, union
 from .clock import Clock, system_clock
 from .errors import Busy, CannotOpen, Changed, ReadOnly, Refused, StoreError, UnsupportedSchema
 from .extract import extract
@@ -62,15 +62,6 @@ def _uuid4() -> str:
 
 def _without(record: dict[str, Any], key: str) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k != key}
-
-
-def _union(*lists: Sequence[str] | None) -> list[str]:
-    out: list[str] = []
-    for items in lists:
-        for item in items or ():
-            if item not in out:
-                out.append(item)
-    return out
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -252,6 +243,12 @@ class MemoryStore:
                 if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
                     raise Busy("The memory store is busy; nothing was written") from None
                 raise
+
+    async def query(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run one read-only query and return its rows (for reports built on the store)."""
+        async with self._reading() as db:
+            rows = await (await db.execute(sql, tuple(args))).fetchall()
+        return [tuple(r) for r in rows]
 
     async def data_version(self) -> int:
         """``PRAGMA data_version``: changes when another connection commits."""
@@ -669,7 +666,7 @@ class MemoryStore:
             **record,
             "revision": record["revision"] + 1,
             "updatedAt": at,
-            "suppressedHashes": _union(record.get("suppressedHashes"), [fp(record["content"])]),
+            "suppressedHashes": union(record.get("suppressedHashes"), [fp(record["content"])]),
         }
         dups = [
             {**dup, "status": "forgotten", "updatedAt": at, "revision": dup["revision"] + 1}
@@ -790,7 +787,7 @@ class MemoryStore:
             base["revision"] = after["revision"] + 1
             if "reinforcedAt" in current:
                 base["reinforcedAt"] = current["reinforcedAt"]
-            base["suppressedHashes"] = _union(
+            base["suppressedHashes"] = union(
                 before.get("suppressedHashes") if before is not None else None,
                 after.get("suppressedHashes"),
                 [fp(after["content"])],
