@@ -1,0 +1,123 @@
+"""Entry point: ``memevo-tui`` and ``python -m memevo_tui``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from store import MemoryStore, clock_from_env, default_db_path
+from store.demo import build_demo
+
+from . import __version__
+from .cli import EXIT_CANNOT_RUN, add_verbs, execute
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--db",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="the memory store to open (default: where pi keeps it)",
+    )
+    common.add_argument(
+        "--read-only",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="never write to the store",
+    )
+    common.add_argument(
+        "--demo",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="use a freshly built demo store in a temporary directory",
+    )
+    common.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print JSON (verbs only)",
+    )
+    parser = argparse.ArgumentParser(
+        prog="memevo-tui",
+        description=(
+            "See, curate and correct what the pi coding agent remembers. "
+            "Without a verb, opens the dashboard."
+        ),
+        parents=[common],
+        epilog=(
+            "The store is found at $PI_CODING_AGENT_DIR (else ~/.pi/agent) + "
+            "/agent-suite/memory-evolution/memory.sqlite. MEMEVO_NOW=<ISO instant> fixes "
+            "the clock. Exit codes: 0 done, 1 refused by the store's rules, 2 could not run."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"memevo-tui {__version__}")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="start the dashboard headless, print what it shows, and exit (install check)",
+    )
+    add_verbs(parser, common)
+    return parser
+
+
+def _check_path(path: Path) -> str | None:
+    """One clear line when ``path`` cannot be a store; None when it may be opened."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return f"no memory store at {path}; pass --db PATH, or try --demo"
+    except OSError as exc:
+        return f"cannot read {path}: {exc.strerror}"
+    if stat.S_ISLNK(st.st_mode):
+        return f"{path} is a symbolic link; the memory database must be a regular file"
+    if stat.S_ISDIR(st.st_mode):
+        return f"{path} is a directory, not a memory database; pass the .sqlite file"
+    if not stat.S_ISREG(st.st_mode):
+        return f"{path} is not a regular file"
+    if not os.access(path, os.R_OK):
+        return f"cannot read {path}: permission denied"
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    for name in ("db", "read_only", "demo", "json"):
+        if not hasattr(args, name):
+            setattr(args, name, None if name == "db" else False)
+    clock = clock_from_env()
+    workdir: tempfile.TemporaryDirectory[str] | None = None
+    try:
+        if args.demo:
+            if args.db:
+                sys.stderr.write("memevo-tui: --demo and --db cannot be used together\n")
+                return EXIT_CANNOT_RUN
+            workdir = tempfile.TemporaryDirectory(prefix="memevo-demo-")
+            path = build_demo(Path(workdir.name) / "memory.sqlite", now_ms=clock())
+        else:
+            path = Path(args.db).expanduser() if args.db else default_db_path()
+            problem = _check_path(path)
+            if problem is not None:
+                sys.stderr.write(f"memevo-tui: {problem}\n")
+                return EXIT_CANNOT_RUN
+
+        async def open_store() -> MemoryStore:
+            return await MemoryStore.open(path, read_only=bool(args.read_only), clock=clock)
+
+        if args.verb:
+            return execute(open_store, args)
+        from .app import run_app
+
+        return run_app(path, read_only=bool(args.read_only), clock=clock, smoke=args.smoke)
+    finally:
+        if workdir is not None:
+            workdir.cleanup()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

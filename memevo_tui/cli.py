@@ -1,0 +1,315 @@
+"""Command-line verbs: a scriptable mirror of pi's ``/memory`` command.
+
+Exit codes: 0 done, 1 refused by the store's rules, 2 could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any, TextIO
+
+from store import (
+    Busy,
+    CannotOpen,
+    CorruptRow,
+    Event,
+    Memory,
+    MemoryStore,
+    ReadOnly,
+    Refused,
+)
+from store._js import iso, parse_ms
+from store.status import status as status_report
+
+from .text import one_line, visible
+
+EXIT_OK, EXIT_REFUSED, EXIT_CANNOT_RUN = 0, 1, 2
+VERBS = (
+    "list",
+    "show",
+    "search",
+    "history",
+    "status",
+    "pin",
+    "unpin",
+    "feedback",
+    "forget",
+    "correct",
+    "conflict",
+    "resolve",
+    "adopt",
+    "undo",
+)
+WRITE_VERBS = frozenset(
+    ("pin", "unpin", "feedback", "forget", "correct", "conflict", "resolve", "adopt", "undo")
+)
+
+
+def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="verb", metavar="VERB")
+
+    def verb(name: str, help_: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help_, description=help_, parents=[common])
+
+    p = verb("list", "list memories (not forgotten or conflicted), newest evidence first")
+    p.add_argument("--all", action="store_true", help="include forgotten and conflicted records")
+    p.add_argument("--dormant", action="store_true", help="only dormant records")
+    verb("show", "one memory with its quality").add_argument("id")
+    p = verb("search", "case-insensitive search over content and search terms")
+    p.add_argument("query", nargs="+")
+    p.add_argument("--limit", type=int, default=10)
+    p = verb("history", "events, newest first (all, or one memory's)")
+    p.add_argument("id", nargs="?")
+    p.add_argument("--limit", type=int, default=10)
+    verb("status", "store and learning-queue figures")
+    for name, what in (
+        ("pin", "pin an active memory"),
+        ("unpin", "unpin a memory"),
+        ("forget", "forget a memory (it stays in history)"),
+        ("resolve", "resolve a conflicted memory as confirmed"),
+    ):
+        verb(name, what).add_argument("id")
+    p = verb("feedback", "record a verdict on a memory")
+    p.add_argument("id")
+    p.add_argument("verdict", choices=("useful", "unhelpful", "accurate", "incorrect"))
+    p = verb("correct", "replace a memory's text (it becomes a confirmed manual correction)")
+    p.add_argument("id")
+    p.add_argument("text", nargs="+")
+    p = verb("conflict", "mark two active memories of one origin as contradicting")
+    p.add_argument("id")
+    p.add_argument("other_id")
+    p = verb("adopt", "attach an unscoped legacy memory to an origin")
+    p.add_argument("id")
+    p.add_argument("origin")
+    verb("undo", "undo an event, if nothing changed since").add_argument("event_id")
+
+
+def record_json(memory: Memory) -> dict[str, Any]:
+    return {"memory": memory.data, "quality": memory.quality.as_json()}
+
+
+def _date(value: str | None) -> str:
+    ms = parse_ms(value)
+    return iso(ms)[:10] if ms is not None else "?"
+
+
+def _print_table(memories: list[Memory], out: TextIO) -> None:
+    width = shutil.get_terminal_size((120, 24)).columns
+    head = f"{'ID':<24} {'KIND':<13} {'STATUS':<11} {'STATE':<9} {'UPDATED':<10} "
+    out.write(head + "CONTENT\n")
+    for m in memories:
+        pin = "*" if m.pinned else " "
+        row = (
+            f"{one_line(m.id, 24):<24} {m.kind:<13} {m.status:<11} {m.state:<9} "
+            f"{_date(m.updated_at):<10}{pin}"
+        )
+        out.write(row + one_line(m.content, max(20, width - len(row) - 1)) + "\n")
+    out.write(f"{len(memories)} record(s)\n")
+
+
+def _print_memory(m: Memory, out: TextIO) -> None:
+    q = m.quality
+    lines = [
+        ("id", m.id),
+        ("kind", m.kind),
+        ("status", m.status),
+        ("layer", m.layer),
+        ("state", m.state),
+        ("origin", m.scope),
+        ("revision", str(m.revision)),
+        ("created", m.created_at),
+        ("updated", m.updated_at),
+        ("confirmed", q.confirmed_at),
+        ("evidence", f"{q.basis}/{q.method}"),
+        ("evidence from", m.evidence.source_id if m.evidence else "-"),
+        ("freshness", f"{q.freshness:.3f}  (age {q.age_days:.1f} days)"),
+        ("factor", f"{q.factor:.4f} = freshness × evidence {q.evidence_weight:.2f} × "
+                   f"utility {q.utility:g} × accuracy {q.accuracy:g}"),
+        ("utility", m.utility.verdict if m.utility else "-"),
+        ("accuracy", m.accuracy.verdict if m.accuracy else "-"),
+        ("search terms", ", ".join(m.search_terms) or "-"),
+        ("suppressed", str(len(m.suppressed_hashes))),
+    ]  # fmt: skip
+    for key, value in lines:
+        out.write(f"{key:>13}: {one_line(value)}\n")
+    out.write(f"{'content':>13}:\n{visible(m.content, keep_newlines=True)}\n")
+
+
+def _matches(m: Memory, words: list[str]) -> int:
+    hay = (m.content + "\n" + "\n".join(m.search_terms)).casefold()
+    if not all(w in hay for w in words):
+        return 0
+    return sum(hay.count(w) for w in words)
+
+
+def simple_search(memories: tuple[Memory, ...], query: str, limit: int) -> list[Memory]:
+    """Active records containing every query word, best match × quality first."""
+    words = [w for w in query.casefold().split() if w]
+    if not words:
+        return []
+    scored = [
+        (_matches(m, words) * m.quality.factor, m) for m in memories if m.active and not m.disputed
+    ]
+    hits = [(s, m) for s, m in scored if s > 0]
+    hits.sort(key=lambda sm: (-sm[0], sm[1].id))
+    return [m for _, m in hits[:limit]]
+
+
+def list_order(memories: list[Memory]) -> list[Memory]:
+    """pi's list order: evidence date descending, then id."""
+    by_id = sorted(memories, key=lambda m: m.id)
+    return sorted(by_id, key=lambda m: -(parse_ms(m.updated_at) or 0.0))
+
+
+def _event_line(e: Event | CorruptRow) -> str:
+    if isinstance(e, CorruptRow):
+        return f"{one_line(e.id)} CORRUPT: {e.reason}"
+    return (
+        f"{e.id} {e.at} [{one_line(e.scope, 60)}] {e.actor}: {one_line(e.reason, 90)} "
+        f"({len(e.after)} changes)"
+    )
+
+
+async def run_verb(store: MemoryStore, args: argparse.Namespace, out: TextIO) -> int:
+    as_json: bool = args.json
+    verb: str = args.verb
+
+    def emit(value: Any) -> None:
+        out.write(json.dumps(value, ensure_ascii=False) + "\n")
+
+    if verb in ("list", "search"):
+        load = await store.load_memories()
+        if load.corrupt:
+            sys.stderr.write(f"memevo-tui: {len(load.corrupt)} corrupt row(s) left out\n")
+        if verb == "list":
+            rows = [m for m in load.memories if args.all or m.active]
+            if args.dormant:
+                rows = [m for m in rows if m.quality.dormant]
+            rows = list_order(rows)
+        else:
+            rows = simple_search(load.memories, " ".join(args.query), args.limit)
+        if as_json:
+            emit([record_json(m) for m in rows])
+        else:
+            _print_table(rows, out)
+        return EXIT_OK
+    if verb == "show":
+        m = await store.memory(args.id)
+        if as_json:
+            emit(record_json(m))
+        else:
+            _print_memory(m, out)
+        return EXIT_OK
+    if verb == "history":
+        events = await store.events(memory_id=args.id, limit=args.limit)
+        if as_json:
+            emit([e.data if isinstance(e, Event) else {"corrupt": e.id, "reason": e.reason}
+                  for e in events])  # fmt: skip
+        else:
+            for e in events:
+                out.write(_event_line(e) + "\n")
+        return EXIT_OK
+    if verb == "status":
+        r = await status_report(store)
+        if as_json:
+            emit(
+                {
+                    "memories": r.memory_rows,
+                    "byStatus": r.memories_by_status,
+                    "sources": r.sources_by_state,
+                    "schema": r.schema,
+                    "legacyImport": r.legacy_import,
+                    "retrying": r.retrying,
+                    "paused": r.paused,
+                    "failureClasses": r.failure_classes,
+                    "callsLastHour": r.calls_last_hour,
+                    "callsLast24h": r.calls_last_24h,
+                    "usdLast24h": round(r.usd_last_24h, 4),
+                    "unknownCostCalls": r.unknown_cost_calls,
+                    "inputTokens24h": r.input_tokens_24h,
+                    "outputTokens24h": r.output_tokens_24h,
+                    "coolingRoutes": [list(c) for c in r.cooling_routes],
+                    "problems": list(r.problems),
+                }
+            )
+        else:
+            states = ", ".join(f"{k}={v}" for k, v in r.sources_by_state.items()) or "no sources"
+            out.write(f"{r.memory_rows} memories; {states}; schema {r.schema}\n")
+            out.write(f"Legacy import: {r.legacy_import}\n")
+            out.write(f"Recovery: retrying={r.retrying} paused={r.paused}\n")
+            for s in r.failing:
+                out.write(f"  {one_line(s.id, 80)}: {s.last_error or 'unknown'}; "
+                          f"attempts={s.attempt}; failures={s.failures}/5\n")  # fmt: skip
+            out.write(
+                f"Shared calls/hour={r.calls_last_hour}/{r.calls_per_hour_limit} "
+                f"last24h={r.calls_last_24h} USD={r.usd_last_24h:.4f} "
+                f"unknown-cost calls={r.unknown_cost_calls} tokens in/out="
+                f"{r.input_tokens_24h}/{r.output_tokens_24h}\n"
+            )
+            for route, code, until in r.cooling_routes:
+                out.write(f"  {one_line(route)}: {code}; availableAfter={iso(until)}\n")
+            for problem in r.problems:
+                out.write(f"PROBLEM: {one_line(problem)}\n")
+        return EXIT_OK
+    return await _write_verb(store, args, out, emit)
+
+
+async def _write_verb(
+    store: MemoryStore, args: argparse.Namespace, out: TextIO, emit: Callable[[Any], None]
+) -> int:
+    verb: str = args.verb
+    actions: dict[str, Callable[[], Awaitable[str | None]]] = {
+        "pin": lambda: store.pin(args.id),
+        "unpin": lambda: store.unpin(args.id),
+        "forget": lambda: store.forget(args.id),
+        "resolve": lambda: store.resolve(args.id),
+        "feedback": lambda: store.feedback(args.id, args.verdict),
+        "correct": lambda: store.correct(args.id, " ".join(args.text)),
+        "conflict": lambda: store.conflict(args.id, args.other_id),
+        "adopt": lambda: store.adopt(args.id, args.origin),
+        "undo": lambda: store.undo(args.event_id),
+    }
+    event_id = await actions[verb]()
+    if args.json:
+        emit({"event": event_id})
+    elif event_id is None:
+        out.write("Feedback unchanged (nothing to record)\n")
+    else:
+        label = "Undo recorded" if verb == "undo" else "Update recorded"
+        out.write(f"{label}: {event_id}\n")
+    return EXIT_OK
+
+
+def execute(store_opener: Callable[[], Awaitable[MemoryStore]], args: argparse.Namespace) -> int:
+    """Open the store, run one verb, and map errors to exit codes."""
+    out = sys.stdout
+
+    def fail(message: str, code: int) -> int:
+        if args.json:
+            out.write(json.dumps({"error": message}, ensure_ascii=False) + "\n")
+        else:
+            sys.stderr.write(f"memevo-tui: {one_line(message)}\n")
+        return code
+
+    async def main() -> int:
+        try:
+            store = await store_opener()
+        except CannotOpen as exc:
+            return fail(str(exc), EXIT_CANNOT_RUN)
+        try:
+            return await run_verb(store, args, out)
+        except ReadOnly as exc:
+            return fail(str(exc), EXIT_CANNOT_RUN)
+        except Busy as exc:
+            return fail(str(exc), EXIT_CANNOT_RUN)
+        except Refused as exc:
+            return fail(str(exc), EXIT_REFUSED)
+        finally:
+            await store.close()
+
+    return asyncio.run(main())

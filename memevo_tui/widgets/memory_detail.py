@@ -1,0 +1,93 @@
+"""The detail pane: every field of the highlighted record, as plain text."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from store import CorruptRow, Memory
+from store._js import iso, parse_ms
+
+from ..glyphs import STATE_MEANINGS, badge, freshness_bar, state_of
+from ..text import visible
+
+
+def _when(value: str | None) -> str:
+    ms = parse_ms(value)
+    return iso(ms)[:16].replace("T", " ") if ms is not None else "-"
+
+
+def _days(value: float | None) -> str:
+    if value is None:
+        return "never (pinned)"
+    if value <= 0:
+        return "already"
+    return f"in {value:.1f} days"
+
+
+def describe(row: Memory | CorruptRow | None) -> Text:
+    """The detail text for a row. Store text is appended as plain text, never markup."""
+    out = Text()
+
+    def field(label: str, value: str, style: str = "") -> None:
+        out.append(f"{label:>13} ", style="bold")
+        out.append(visible(value), style=style)
+        out.append("\n")
+
+    if row is None:
+        out.append("No memory selected.", style="italic")
+        return out
+    if isinstance(row, CorruptRow):
+        field("id", row.id)
+        field("state", badge("corrupt"), "bold")
+        field("problem", row.reason)
+        out.append("\nRaw row (shown, never acted upon):\n", style="bold")
+        out.append(visible(row.raw[:4000], keep_newlines=True))
+        return out
+    q = row.quality
+    state = state_of(row)
+    out.append(visible(row.content, keep_newlines=True))
+    out.append("\n\n")
+    field("state", badge(state), "bold")
+    out.append(f"{'':>13} {STATE_MEANINGS[state]}\n", style="italic")
+    field("id", row.id)
+    field("kind", row.kind)
+    field("status", row.status)
+    field("layer", row.layer)
+    field("origin", row.scope)
+    field("revision", str(row.revision))
+    out.append("\n")
+    field("freshness", f"{freshness_bar(q.freshness, 10)} {q.freshness:.3f}")
+    field("age", f"{q.age_days:.1f} days since confirmation")
+    field("aging", _days(q.days_until_aging))
+    field("dormant", _days(q.days_until_dormant))
+    field("evidence", f"{q.basis}/{q.method}  ×{q.evidence_weight:.2f}")
+    field("utility", f"{row.utility.verdict if row.utility else '-'}  ×{q.utility:g}")
+    field("accuracy", f"{row.accuracy.verdict if row.accuracy else '-'}  ×{q.accuracy:g}")
+    field("factor", f"{q.factor:.4f}")
+    out.append("\n")
+    field("created", _when(row.created_at))
+    field("updated", _when(row.updated_at))
+    confirmed = _when(q.confirmed_at)
+    if row.reinforced_at:
+        confirmed += "  (reinforced by later evidence)"
+    field("confirmed", confirmed)
+    if row.evidence is not None:
+        field("source", row.evidence.source_id)
+        field("observed", _when(row.evidence.at))
+    field("entry", row.source_entry_id)
+    field("search terms", ", ".join(row.search_terms) or "-")
+    field("suppressed", f"{len(row.suppressed_hashes)} earlier text(s) blocked")
+    return out
+
+
+class MemoryDetail(VerticalScroll, can_focus=True):
+    """Scrollable details of one record."""
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield Static(id="detail-body")
+
+    def show(self, row: Memory | CorruptRow | None) -> None:
+        self.query_one("#detail-body", Static).update(describe(row))
+        self.scroll_home(animate=False)

@@ -1,0 +1,509 @@
+"""A realistic demo store, written entirely through this package's own writes.
+
+Two projects, about two years of history with most of it in the last month:
+captures, learning runs that add, replace and reaffirm memories, curation of
+every kind (pin, feedback, forget, correct, conflict, resolve, undo) and a
+learning queue with sources in every state. Everything is placed relative to
+``now_ms``, and ids come from a counter, so the same ``now`` gives the same store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._js import fp, iso, js_json
+from .create import create_store
+from .learning import ClaimIn, Learning, Run
+from .store import MemoryStore
+
+DAY = 86_400_000
+HOUR = 3_600_000
+MINUTE = 60_000
+SHOP = "/home/demo/projects/tidewater"
+LAB = "/home/demo/projects/homelab"
+SONNET = "anthropic/claude-sonnet-4-5"
+MINI = "openai/gpt-5-mini"
+LOCAL = "ollama/qwen2.5-coder:14b"
+
+
+class _Clock:
+    def __init__(self, t: float) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class _Ids:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __call__(self) -> str:
+        self.n += 1
+        return str(uuid.UUID(int=(0x5EED << 96) | self.n, version=4))
+
+
+@dataclass(frozen=True, slots=True)
+class _Summary:
+    days_ago: float
+    scope: str
+    text: str
+
+
+def _summary(goal: str, **sections: list[str]) -> str:
+    titles = {
+        "prefs": "Constraints & Preferences",
+        "decisions": "Key Decisions",
+        "progress": "Progress",
+        "context": "Critical Context",
+        "blocked": "Blocked",
+    }
+    parts = [f"## Goal\n{goal}\n"]
+    for key, lines in sections.items():
+        parts.append(f"## {titles[key]}\n" + "".join(f"- {line}\n" for line in lines))
+    return "\n".join(parts)
+
+
+# Old sessions: these records have been left alone long enough to go dormant or age.
+_HISTORY = [
+    _Summary(
+        790,
+        SHOP,
+        _summary(
+            "Start the tidewater forecasting site.",
+            prefs=[
+                "Use uv for Python environments; never pip install into the system interpreter.",
+                "Format Python with ruff format and keep lines at 100 columns.",
+            ],
+            decisions=["Django serves the site; Celery runs the tide-model jobs."],
+            context=["The tide model lives in tidewater/model and is pure NumPy."],
+        ),
+    ),
+    _Summary(
+        420,
+        LAB,
+        _summary(
+            "Set up the homelab.",
+            prefs=["Prefer NixOS modules over ad-hoc shell provisioning."],
+            decisions=["Caddy terminates TLS for every service on the LAN."],
+            context=["The Proxmox host is pve1 at 192.168.10.2."],
+        ),
+    ),
+    _Summary(
+        300,
+        SHOP,
+        _summary(
+            "Move background jobs.",
+            decisions=["Celery uses Redis as its broker; results go to Postgres."],
+            context=["Station data is fetched nightly from the NOAA CO-OPS API."],
+        ),
+    ),
+    _Summary(
+        240,
+        LAB,
+        _summary(
+            "Backups.",
+            decisions=["Restic backs up /srv to the NAS every night at 02:00."],
+            context=["The NAS exports /volume1/backup over NFS to the 10.0.0.0/24 subnet."],
+        ),
+    ),
+    _Summary(
+        120,
+        SHOP,
+        _summary(
+            "Performance work.",
+            prefs=["Write tests with pytest and keep fixtures in conftest.py files."],
+            context=[
+                "The dev database listens on port 5433 in docker compose.",
+                "Forecast pages are cached in Redis for 15 minutes.",
+            ],
+        ),
+    ),
+    _Summary(
+        100,
+        LAB,
+        _summary(
+            "Monitoring.",
+            context=["Grafana runs at grafana.lab.internal behind Caddy."],
+            decisions=["Prometheus scrapes every node_exporter every 30 seconds."],
+        ),
+    ),
+    _Summary(
+        12,
+        SHOP,
+        _summary(
+            "Sprint on station pages.",
+            progress=["[x] Station detail page renders the 7-day forecast"],
+            blocked=["Waiting for the NOAA API key increase before backfilling 2019"],
+        ),
+    ),
+]
+
+# The last month, most recent last.
+_MONTH = [
+    _Summary(
+        27,
+        SHOP,
+        _summary(
+            "Speed up the forecast API.",
+            prefs=["Type-check with mypy --strict before every commit."],
+            decisions=["Forecast API responses are gzip-compressed by Django middleware."],
+            context=[
+                "The dev database listens on port 5433 in docker compose.",
+                "Celery workers run with concurrency 4 in production.",
+            ],
+        ),
+    ),
+    _Summary(
+        21,
+        LAB,
+        _summary(
+            "Upgrade the cluster.",
+            decisions=["Caddy terminates TLS for every service on the LAN."],
+            context=[
+                "The Proxmox host is pve1 at 192.168.10.2.",
+                "Grafana runs at grafana.lab.internal behind Caddy.",
+            ],
+            progress=["[x] Upgraded Proxmox to 8.2 on pve1"],
+        ),
+    ),
+    _Summary(
+        14,
+        SHOP,
+        _summary(
+            "Tide chart rewrite.",
+            decisions=["Tide charts are drawn client-side with uPlot."],
+            context=["Forecast pages are cached in Redis for 15 minutes."],
+            progress=["[ ] Port the harmonic constants loader to the new schema"],
+        ),
+    ),
+    _Summary(
+        6,
+        LAB,
+        _summary(
+            "Alerting.",
+            decisions=["Alerts go to a ntfy topic, not e-mail."],
+            progress=["[x] Alertmanager routes disk alerts to ntfy"],
+        ),
+    ),
+    _Summary(
+        2.5,
+        SHOP,
+        _summary(
+            "Release prep.",
+            progress=[
+                "[x] Backfill of 2019 station data finished",
+                "[ ] Cut release 2.4 after the chart review",
+            ],
+            context=["Release builds are tagged vX.Y.Z and deployed by GitHub Actions."],
+        ),
+    ),
+    _Summary(
+        0.6,
+        SHOP,
+        _summary(
+            "Fix the flaky forecast test.",
+            progress=["[ ] Make test_forecast_rounding independent of the local timezone"],
+            context=["CI runs the test suite on Python 3.12 and 3.13."],
+        ),
+    ),
+]
+
+
+async def _build(path: Path, now_ms: float) -> None:
+    clock = _Clock(now_ms - 800 * DAY)
+    ids = _Ids()
+    store = await MemoryStore.open(path, clock=clock, new_id=ids)
+    learning = Learning(store)
+    counter = 0
+
+    def at(days_ago: float) -> float:
+        return now_ms - days_ago * DAY
+
+    def rid(scope: str, kind: str, content: str) -> str:
+        return fp(js_json([scope, kind, content]))
+
+    async def capture(kind: str, scope: str, created: float, content: str, **extra: Any) -> str:
+        nonlocal counter
+        counter += 1
+        session = str(uuid.UUID(int=(0xD3E0 << 96) | counter, version=4))
+        if kind == "summary":
+            sid = f"compact:{session}:{fp(content)[:8]}"
+        elif kind == "user":
+            sid = f"user:{session}:{int(created)}:{fp(content)}"
+        else:
+            sid = f"progress:{session}:{int(created)}:{fp(content)}"
+        clock.t = created + MINUTE
+        source = {"id": sid, "scope": scope, "kind": kind, "content": content}
+        source["createdAt"] = iso(created)
+        source.update(extra)
+        await learning.capture(source)
+        return sid
+
+    async def learn(
+        sid: str,
+        claims: list[ClaimIn],
+        model: str = SONNET,
+        *,
+        cost: float = 0.0123,
+        tokens: tuple[int, int] = (2400, 90),
+    ) -> Run | None:
+        clock.t += MINUTE
+        run = await learning.begin(sid, model=model, reserved_usd=cost * 18)
+        if run is None:
+            return None
+        shown = {c["id"] for c in run.candidates}
+        usable = [c for c in claims if c.replaces is None or c.replaces in shown]
+        clock.t += 9 * 1000
+        await learning.finish(
+            run,
+            usable,
+            model=model,
+            diagnostic={
+                "protocol": 2,
+                "model": model,
+                "outputBytes": 120 + 90 * len(usable),
+                "textBlocks": 1,
+                "finalBlocks": 1,
+                "inputTokens": tokens[0],
+                "outputTokens": tokens[1],
+                "reportedUsd": cost,
+            },
+            charged_usd=cost,
+            input_tokens=tokens[0],
+            output_tokens=tokens[1],
+        )
+        return run
+
+    async def fail(sid: str, code: str, model: str = SONNET, after_ms: float = 4000) -> None:
+        clock.t += MINUTE
+        run = await learning.begin(sid, model=model, mode="manual", reserved_usd=0.21)
+        if run is not None:
+            clock.t += after_ms
+            await learning.fail(
+                run, code, diagnostic={"protocol": 2, "model": model, "reason": "http_error"}
+            )
+
+    async def manual(days_ago: float) -> None:
+        clock.t = at(days_ago)
+
+    # --- history: captures learned by a model, nothing else happening to them
+    for s in _HISTORY:
+        sid = await capture("summary", s.scope, at(s.days_ago), s.text)
+        await learn(sid, [])
+
+    # a user statement from long ago, learned as a user_statement preference
+    sid = await capture(
+        "user",
+        SHOP,
+        at(500),
+        "Please always use British spelling in user-facing copy.",
+    )
+    await learn(
+        sid,
+        [
+            ClaimIn(
+                "preference",
+                "Use British spelling in user-facing copy.",
+                search_terms=("spelling", "copy"),
+            )
+        ],
+    )
+
+    # --- the month: captures, learning with replacements and reaffirmations
+    for s in _MONTH:
+        sid = await capture("summary", s.scope, at(s.days_ago), s.text)
+        claims: list[ClaimIn] = []
+        if s.days_ago == 27:
+            claims.append(
+                ClaimIn(
+                    "fact",
+                    "The dev database listens on port 5432 since the compose file was cleaned up.",
+                    replaces=rid(
+                        SHOP, "fact", "The dev database listens on port 5433 in docker compose."
+                    ),
+                )
+            )
+        if s.days_ago == 14:
+            claims.append(
+                ClaimIn(
+                    "decision",
+                    "Tide charts are drawn client-side with uPlot.",
+                    search_terms=("charts", "uPlot", "graphs"),
+                )
+            )
+        await learn(sid, claims, MINI if s.days_ago == 6 else SONNET)
+
+    # a user statement that outranks a summary-derived decision
+    sid = await capture(
+        "user",
+        LAB,
+        at(4),
+        "Alerts no longer go to a ntfy topic: Alertmanager now pages through Pushover.",
+    )
+    await learn(
+        sid,
+        [
+            ClaimIn(
+                "decision",
+                "Alerts page through Pushover via Alertmanager (ntfy was retired).",
+                replaces=rid(LAB, "decision", "Alerts go to a ntfy topic, not e-mail."),
+            )
+        ],
+    )
+
+    # a progress observation updating a project state
+    target = rid(SHOP, "project_state", "[pending] Cut release 2.4 after the chart review")
+    sid = await capture(
+        "progress",
+        SHOP,
+        at(1.2),
+        js_json({"request": "cut the release", "completion": "completed", "observations": []}),
+        targets=[target],
+    )
+    await learn(
+        sid,
+        [
+            ClaimIn(
+                "project_state",
+                "[done] Release 2.4 tagged v2.4.0 and deployed",
+                replaces=target,
+            )
+        ],
+        cost=0.0081,
+    )
+
+    # --- curation by the user
+    await manual(20)
+    await store.pin(
+        rid(
+            SHOP,
+            "preference",
+            "Use uv for Python environments; never pip install into the system interpreter.",
+        )
+    )
+    await store.pin(rid(LAB, "decision", "Caddy terminates TLS for every service on the LAN."))
+    await manual(18)
+    await store.feedback(
+        rid(SHOP, "fact", "The tide model lives in tidewater/model and is pure NumPy."), "useful"
+    )
+    await manual(16)
+    await store.feedback(rid(LAB, "fact", "The Proxmox host is pve1 at 192.168.10.2."), "accurate")
+    await manual(15)
+    unhelpful = await store.feedback(
+        rid(SHOP, "fact", "Forecast pages are cached in Redis for 15 minutes."), "unhelpful"
+    )
+    await manual(13)
+    await store.feedback(
+        rid(SHOP, "preference", "Format Python with ruff format and keep lines at 100 columns."),
+        "unhelpful",
+    )
+    await manual(10)
+    await store.feedback(
+        rid(LAB, "fact", "Grafana runs at grafana.lab.internal behind Caddy."), "incorrect"
+    )
+    await manual(9)
+    await store.correct(
+        rid(LAB, "fact", "The NAS exports /volume1/backup over NFS to the 10.0.0.0/24 subnet."),
+        "The NAS exports /volume1/backup over NFS to 192.168.10.0/24 only.",
+    )
+    await manual(8)
+    await store.forget(
+        rid(
+            SHOP,
+            "project_state",
+            "[Blocked] Waiting for the NOAA API key increase before backfilling 2019",
+        )
+    )
+    await manual(7)
+    await store.conflict(
+        rid(SHOP, "decision", "Celery uses Redis as its broker; results go to Postgres."),
+        rid(SHOP, "fact", "Celery workers run with concurrency 4 in production."),
+    )
+    await manual(5)
+    await store.resolve(
+        rid(SHOP, "decision", "Celery uses Redis as its broker; results go to Postgres.")
+    )
+    await manual(3)
+    if unhelpful is not None:
+        await store.undo(unhelpful)
+    await manual(1.5)
+    await store.feedback(
+        rid(SHOP, "preference", "Type-check with mypy --strict before every commit."), "useful"
+    )
+
+    # --- the learning queue as it stands now
+    sid = await capture(
+        "user", LAB, at(0.9), "The Pi-hole moved to 192.168.10.53; update DNS docs."
+    )
+    await fail(sid, "provider")
+    clock.t += 70 * MINUTE
+    await fail(sid, "provider")
+    sid = await capture(
+        "summary",
+        SHOP,
+        at(0.7),
+        _summary("Chart review.", decisions=["Chart colours follow the Okabe-Ito palette."]),
+    )
+    await fail(sid, "rate_limit", MINI)
+    sid = await capture("user", SHOP, at(0.5), "Never commit the .env.production file.")
+    await fail(sid, "safety", model=LOCAL)
+    sid = await capture(
+        "summary",
+        LAB,
+        at(0.4),
+        _summary(
+            "Disk alerts.",
+            context=["node_exporter textfile metrics live in /var/lib/node_exporter."],
+        ),
+    )
+    await fail(sid, "invalid_output", MINI)
+    sid = await capture(
+        "summary",
+        SHOP,
+        at(0.3),
+        _summary(
+            "Timezone bug.",
+            context=["Forecasts are computed in UTC and shown in station local time."],
+        ),
+    )
+    await fail(sid, "write_rejected")
+    await capture("user", SHOP, at(0.05), "Use httpx instead of requests for new HTTP clients.")
+    await capture(
+        "summary",
+        LAB,
+        at(0.02),
+        _summary(
+            "Certificates.",
+            context=["Caddy gets certificates from the internal step-ca at ca.lab.internal."],
+        ),
+    )
+    sid = await capture(
+        "summary",
+        SHOP,
+        at(0.01),
+        _summary(
+            "Rounding.", context=["Tide heights are rounded to 2 decimals at the API boundary."]
+        ),
+    )
+    clock.t = now_ms - 20_000
+    await learning.begin(sid, model=SONNET, reserved_usd=0.2)
+    await store.close()
+
+
+def build_demo(path: str | Path, *, now_ms: float) -> Path:
+    """Create the demo store at ``path`` (which must not exist) and return it."""
+    p = create_store(path)
+    asyncio.run(_build(p, now_ms))
+    return p
+
+
+async def build_demo_async(path: str | Path, *, now_ms: float) -> Path:
+    """``build_demo`` for callers already inside an event loop."""
+    p = create_store(path)
+    await _build(p, now_ms)
+    return p

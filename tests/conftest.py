@@ -1,0 +1,70 @@
+"""Shared test fixtures: copies of the upstream stores, a fixed clock, the demo store."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from store import fixed_clock
+from store.demo import build_demo
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("MEMEVO_SHARED", ROOT.parent / "shared"))
+FIXTURES = SHARED / "fixtures"
+FIXTURE_NOW = "2026-11-01T12:00:00.000Z"
+DEMO_NOW = "2026-11-29T12:00:00.000Z"
+
+
+def copy_fixture(name: str, dest_dir: Path) -> Path:
+    """A private, writable copy of a fixture: fixtures are never opened in place."""
+    source = FIXTURES / name
+    if not source.is_file():
+        pytest.fail(f"fixture {source} is missing: shared/ must sit beside the repository")
+    target = dest_dir / name
+    shutil.copyfile(source, target)
+    target.chmod(0o600)
+    return target
+
+
+@pytest.fixture
+def fixture_copy(tmp_path: Path) -> Callable[[str], Path]:
+    return lambda name: copy_fixture(name, tmp_path)
+
+
+@pytest.fixture
+def realistic(tmp_path: Path) -> Path:
+    return copy_fixture("realistic.sqlite", tmp_path)
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Path:
+    return copy_fixture("hostile.sqlite", tmp_path)
+
+
+@pytest.fixture
+def fixture_clock() -> Callable[[], float]:
+    return fixed_clock(FIXTURE_NOW)
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "memory.sqlite"
+    return build_demo(path, now_ms=fixed_clock(DEMO_NOW)())
+
+
+@pytest.fixture
+def demo_store(tmp_path: Path, demo_template: Path) -> Path:
+    target = tmp_path / "memory.sqlite"
+    shutil.copyfile(demo_template, target)
+    target.chmod(0o600)
+    return target
+
+
+@pytest.fixture(autouse=True)
+def _fixed_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never depend on the wall clock unless they ask for it."""
+    monkeypatch.setenv("MEMEVO_NOW", FIXTURE_NOW)

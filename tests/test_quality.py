@@ -1,0 +1,126 @@
+"""Quality, freshness and dormancy: the worked examples of STORE.md §3.5 and the fixture."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from store import MemoryStore
+from store._js import parse_ms
+from store.quality import may_replace, quality
+
+
+def _record(**fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "id": "x",
+        "kind": "fact",
+        "content": "content",
+        "scope": "/p",
+        "sourceEntryId": "s",
+        "createdAt": "2026-01-01T00:00:00.000Z",
+        "updatedAt": "2026-01-01T00:00:00.000Z",
+        "revision": 1,
+        "layer": "durable",
+        "status": "provisional",
+    }
+    base.update(fields)
+    return base
+
+
+def _now(value: str) -> float:
+    ms = parse_ms(value)
+    assert ms is not None
+    return ms
+
+
+def test_example_a_reinforced_fact() -> None:
+    record = _record(
+        updatedAt="2026-03-01T00:00:00.000Z",
+        reinforcedAt="2026-05-01T00:00:00.000Z",
+        evidence={
+            "basis": "user_statement",
+            "method": "model",
+            "sourceId": "u",
+            "at": "2026-03-01",
+        },
+        feedback={"utility": {"verdict": "useful", "sourceId": "m", "at": "2026-03-02"}},
+    )
+    q = quality(record, _now("2026-06-30T00:00:00.000Z"))
+    assert q.confirmed_at == "2026-05-01T00:00:00.000Z"
+    assert q.age_days == 60
+    assert q.freshness == pytest.approx(0.75)
+    assert (q.dormant, q.aging) == (False, False)
+    assert q.evidence_weight == pytest.approx(1.08)
+    assert (q.utility, q.accuracy) == (1.05, 1)
+    assert q.factor == pytest.approx(0.8505)
+    assert 3.2 * q.factor == pytest.approx(2.7216)
+    without = quality(_record(**{**record, "reinforcedAt": None}), _now("2026-06-30T00:00:00Z"))
+    assert without.freshness == pytest.approx(0.6236, abs=1e-4)
+    assert without.aging is True
+
+
+def test_example_b_project_state_observed_by_tools() -> None:
+    record = _record(
+        kind="project_state",
+        updatedAt="2026-06-26T00:00:00.000Z",
+        evidence={
+            "basis": "tool_observation",
+            "method": "model",
+            "sourceId": "p",
+            "at": "2026-06-26",
+        },
+    )
+    q = quality(record, _now("2026-06-30T00:00:00.000Z"))
+    assert q.freshness == pytest.approx(0.69843, abs=1e-5)
+    assert (q.aging, q.dormant) == (True, False)
+    assert q.evidence_weight == pytest.approx(1.12)
+    assert q.factor == pytest.approx(0.78224, abs=1e-5)
+    assert q.days_until_dormant == pytest.approx(3)
+    assert quality(record, _now("2026-07-04T00:00:00.000Z")).dormant is True
+
+
+def test_example_c_pinned_preference() -> None:
+    record = _record(
+        kind="preference",
+        layer="pinned",
+        updatedAt="2024-01-01T00:00:00.000Z",
+        evidence={
+            "basis": "user_statement",
+            "method": "model",
+            "sourceId": "u",
+            "at": "2024-01-01",
+        },
+    )
+    q = quality(record, _now("2026-06-19T00:00:00.000Z"))
+    assert (q.freshness, q.dormant, q.aging) == (1, False, False)
+    assert q.factor == pytest.approx(1.12)
+    assert q.days_until_aging is None
+
+
+def test_replacement_authority() -> None:
+    summary = {"basis": "summary", "method": "local", "sourceId": "s", "at": "2026-01-01"}
+    assert may_replace(_record(evidence=summary), "summary")
+    assert not may_replace(_record(evidence=summary, status="confirmed"), "summary")
+    assert may_replace(_record(evidence=summary, status="confirmed"), "user_statement")
+    assert may_replace(_record(kind="project_state", status="confirmed"), "tool_observation")
+
+
+async def test_realistic_freshness_table_matches_the_manifest(
+    realistic: Path, fixture_clock: Callable[[], float]
+) -> None:
+    async with await MemoryStore.open(realistic, clock=fixture_clock) as store:
+        load = await store.load_memories()
+    counts = Counter((m.kind, m.state) for m in load.memories if m.state != "disputed")
+    expected = {
+        "project_state": (16, 5, 22, 1, 6, 0),
+        "fact": (25, 10, 34, 0, 7, 3),
+        "decision": (20, 11, 16, 1, 2, 1),
+        "preference": (9, 8, 6, 2, 0, 0),
+    }
+    states = ("fresh", "aging", "dormant", "pinned", "forgotten", "conflicted")
+    for kind, numbers in expected.items():
+        assert tuple(counts[(kind, s)] for s in states) == numbers, kind

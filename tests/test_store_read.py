@@ -1,0 +1,184 @@
+"""Opening and reading the upstream fixtures (STORE.md §1.2, §2)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sqlite3
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+
+from store import CannotOpen, CorruptRow, Event, MemoryStore, ReadOnly, Refused, UnsupportedSchema
+from store.status import status
+
+FUTURE_SHA = "c602e7cd6603030e16084b1d6011bb52ffe4231a6025d3c8ffe4ed052e1f087c"
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+async def test_realistic_reads_every_record(
+    realistic: Path, fixture_clock: Callable[[], float]
+) -> None:
+    async with await MemoryStore.open(realistic, clock=fixture_clock) as store:
+        load = await store.load_memories()
+        assert len(load.memories) == 205 and load.corrupt == ()
+        assert Counter(m.kind for m in load.memories) == {
+            "fact": 79, "decision": 51, "project_state": 50, "preference": 25
+        }  # fmt: skip
+        assert Counter(m.status for m in load.memories) == {
+            "provisional": 179, "confirmed": 7, "forgotten": 15, "conflicted": 4
+        }  # fmt: skip
+        assert sum(1 for m in load.memories if m.reinforced_at) == 22
+        assert sum(1 for m in load.memories if m.search_terms) == 22
+        assert sum(1 for m in load.memories if m.suppressed_hashes) == 9
+        events = await store.events(limit=None)
+        assert len(events) == 246 and all(isinstance(e, Event) for e in events)
+        assert Counter(e.actor for e in events if isinstance(e, Event)) == {
+            "migration": 1, "local": 118, "model": 97, "manual": 30
+        }  # fmt: skip
+        assert [e.rowid for e in events if isinstance(e, Event)] == sorted(
+            (e.rowid for e in events if isinstance(e, Event)), reverse=True
+        )
+        sources = await store.sources()
+        assert len(sources) == 118
+        assert len(await store.model_calls()) == 31
+        assert len(await store.receipts()) == 11
+        assert await store.blocked_count() == 26
+        assert len(await store.route_health()) == 5
+
+
+async def test_record_history_and_paging(realistic: Path) -> None:
+    async with await MemoryStore.open(realistic, read_only=True) as store:
+        history = await store.events(memory_id="e770102c650f925453bff652", limit=None)
+        reasons = [e.reason for e in history if isinstance(e, Event)]
+        assert reasons[0] == "Undo 5b662d35-df1b-454f-9871-761e31bfc61a"
+        assert any(r.startswith("Feedback unhelpful") for r in reasons)
+        first = await store.events(limit=10)
+        second = await store.events(limit=10, before_rowid=first[-1].rowid)  # type: ignore[union-attr]
+        assert {e.id for e in first}.isdisjoint({e.id for e in second})
+        assert len(second) == 10
+
+
+async def test_status_figures_match_the_manifest(
+    realistic: Path, fixture_clock: Callable[[], float]
+) -> None:
+    async with await MemoryStore.open(realistic, clock=fixture_clock) as store:
+        report = await status(store)
+    assert report.memory_rows == 205
+    assert report.sources_by_state == {"done": 97, "pending": 5, "running": 2, "failed": 14}
+    assert (report.failed_or_paused, report.paused, report.retrying) == (14, 5, 9)
+    assert report.calls_last_24h == 31
+    assert report.problems == ()
+    assert sum(report.failure_classes.values()) == 14
+    assert report.failure_classes["invalid_output"] == 2
+
+
+async def test_hostile_corrupt_rows_are_reported_not_raised(hostile: Path) -> None:
+    async with await MemoryStore.open(hostile) as store:
+        load = await store.load_memories()
+        assert len(load.memories) == 30
+        assert {c.id for c in load.corrupt} == {"corrupt-json-0001", "corrupt-hash-0001"}
+        reasons = {c.id: c.reason for c in load.corrupt}
+        assert "not JSON" in reasons["corrupt-json-0001"]
+        assert "fingerprint" in reasons["corrupt-hash-0001"]
+        assert any(m.id == "raw-escape-0001" and "\x1b" in m.content for m in load.memories)
+        events = await store.events(limit=None)
+        bad = [e for e in events if isinstance(e, CorruptRow)]
+        assert [e.id for e in bad] == ["corrupt-event-0001"]
+        assert len(events) == 18
+        with pytest.raises(Refused, match="Invalid memory record"):
+            await store.memory("corrupt-hash-0001")
+        with pytest.raises(Refused, match="Invalid memory record"):
+            await store.pin("corrupt-json-0001")
+        report = await status(store)
+        assert len(report.problems) == 3
+
+
+async def test_future_schema_is_refused_and_left_untouched(tmp_path: Path) -> None:
+    target = tmp_path / "future.sqlite"
+    shutil.copyfile(FIXTURES / "future-schema.sqlite", target)
+    target.chmod(0o600)
+    assert _sha(target) == FUTURE_SHA
+    for read_only in (False, True):
+        with pytest.raises(UnsupportedSchema, match="'99'"):
+            await MemoryStore.open(target, read_only=read_only)
+    assert _sha(target) == FUTURE_SHA
+
+
+async def test_older_schema_opens_read_only_with_a_reason(realistic: Path) -> None:
+    con = sqlite3.connect(realistic)
+    con.execute("UPDATE metadata SET value='6' WHERE key='schema'")
+    con.commit()
+    con.close()
+    async with await MemoryStore.open(realistic) as store:
+        assert store.read_only and "open it in pi first" in store.read_only_reason
+        assert len((await store.load_memories()).memories) == 205
+        with pytest.raises(ReadOnly, match="open it in pi first"):
+            await store.pin("3968293cbac7923e0e4edb5e")
+
+
+async def test_read_only_mode_refuses_writes(realistic: Path) -> None:
+    before = _sha(realistic)
+    async with await MemoryStore.open(realistic, read_only=True) as store:
+        with pytest.raises(ReadOnly, match="read-only"):
+            await store.forget("3968293cbac7923e0e4edb5e")
+    assert _sha(realistic) == before
+
+
+async def test_unwritable_file_opens_read_only(realistic: Path) -> None:
+    realistic.chmod(0o400)
+    async with await MemoryStore.open(realistic) as store:
+        assert store.read_only and store.read_only_reason == "the file is not writable"
+
+
+async def test_file_mode_is_never_widened(realistic: Path) -> None:
+    realistic.chmod(0o640)
+    async with await MemoryStore.open(realistic) as store:
+        await store.unpin("3968293cbac7923e0e4edb5e")
+    assert realistic.stat().st_mode & 0o777 == 0o600
+    for side in ("-wal", "-shm"):
+        path = Path(str(realistic) + side)
+        if path.exists():
+            assert path.stat().st_mode & 0o077 == 0
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "symlink", "not-sqlite", "empty-sqlite"])
+async def test_bad_paths_are_refused_without_creating_anything(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "memory.sqlite"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "symlink":
+        real = tmp_path / "real.sqlite"
+        shutil.copyfile(FIXTURES / "realistic.sqlite", real)
+        path.symlink_to(real)
+    elif kind == "not-sqlite":
+        path.write_text("hello")
+    elif kind == "empty-sqlite":
+        sqlite3.connect(path).close()
+    before = sorted(os.listdir(tmp_path))
+    with pytest.raises(CannotOpen):
+        await MemoryStore.open(path)
+    assert sorted(os.listdir(tmp_path)) == before
+
+
+async def test_change_signal_sees_other_connections_only(realistic: Path) -> None:
+    async with await MemoryStore.open(realistic) as store:
+        assert await store.changed() is False
+        assert await store.changed() is False
+        await store.unpin("3968293cbac7923e0e4edb5e")
+        assert await store.changed() is False  # our own commit is not "another connection"
+        other = sqlite3.connect(realistic)
+        other.execute(
+            "INSERT OR IGNORE INTO blocked VALUES ('/elsewhere', 'abcdefabcdefabcdefabcdef')"
+        )
+        other.commit()
+        other.close()
+        assert await store.changed() is True
+        assert await store.changed() is False
