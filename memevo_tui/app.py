@@ -6,7 +6,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -49,7 +49,12 @@ class MemevoApp(App[None]):
         self.clock = clock
         self.store: MemoryStore | None = None
         self.loaded: MemoriesLoaded | None = None
-        self.sub_title = str(db_path)
+        self.sub_title = self.short_path
+
+    @property
+    def short_path(self) -> str:
+        """The store's file and its directory: enough to recognise it in the header."""
+        return f"{self.db_path.parent.name}/{self.db_path.name}"
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -58,7 +63,14 @@ class MemevoApp(App[None]):
             yield MemoryDetail(id="memory-detail")
         yield Footer()
 
+    NARROW = 110
+    """Below this many columns the detail pane stacks under the list."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.query_one("#main").set_class(event.size.width < self.NARROW, "-narrow")
+
     def on_mount(self) -> None:
+        self.query_one("#main").set_class(self.size.width < self.NARROW, "-narrow")
         self.query_one(MemoryList).focus()
         self.load_store()
 
@@ -70,7 +82,7 @@ class MemevoApp(App[None]):
                     self.db_path, read_only=self.read_only, clock=self.clock
                 )
                 if self.store.read_only:
-                    self.sub_title = f"{self.db_path} (read-only: {self.store.read_only_reason})"
+                    self.sub_title = f"{self.short_path} (read-only: {self.store.read_only_reason})"
             load = await self.store.load_memories()
         except StoreError as exc:
             self.post_message(StoreFailed(str(exc)))
@@ -99,25 +111,29 @@ class MemevoApp(App[None]):
             self.store = None
 
 
-async def _smoke(app: MemevoApp) -> int:
+async def _smoke(app: MemevoApp) -> str | None:
+    """Run headless until the memories are on screen; a report line, or None on failure."""
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(200):
             if app.loaded is not None:
                 break
             await pilot.pause(0.05)
         if app.loaded is None:
-            sys.stderr.write("memevo-tui: smoke run failed: the memories never loaded\n")
-            return 1
+            return None
         shown = len(app.query_one(MemoryList).rows)
         corrupt = len(app.loaded.load.corrupt)
-        print(f"memevo-tui: smoke run ok: {shown} rows shown ({corrupt} corrupt)")
         await pilot.press("q")
-    return 0
+    return f"memevo-tui: smoke run ok: {shown} rows shown ({corrupt} corrupt)"
 
 
 def run_app(path: Path, *, read_only: bool, clock: Clock, smoke: bool = False) -> int:
     app = MemevoApp(path, read_only=read_only, clock=clock)
     if smoke:
-        return asyncio.run(_smoke(app))
+        report = asyncio.run(_smoke(app))
+        if report is None:
+            sys.stderr.write("memevo-tui: smoke run failed: the memories never loaded\n")
+            return 1
+        print(report)
+        return 0
     app.run()
     return 0

@@ -8,6 +8,7 @@ character reaches the terminal: each is replaced by a visible stand-in.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 _CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
@@ -33,9 +34,29 @@ def visible(text: str, *, keep_newlines: bool = False) -> str:
     return _CONTROL.sub(lambda m: _stand_in(m.group(0), keep_newlines=keep_newlines), text)
 
 
+MAX_MARKS = 2
+
+
+def calm_marks(text: str, limit: int = MAX_MARKS) -> str:
+    """At most ``limit`` combining marks per character, so stacked marks stay on their line."""
+    if text.isascii():
+        return text
+    out: list[str] = []
+    run = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            run += 1
+            if run > limit:
+                continue
+        else:
+            run = 0
+        out.append(ch)
+    return "".join(out)
+
+
 def one_line(text: str, width: int | None = None) -> str:
-    """A single visible line, clipped to ``width`` cells with an ellipsis."""
-    line = visible(text)
+    """A single visible line, clipped to ``width`` characters with an ellipsis."""
+    line = calm_marks(visible(text))
     if width is not None and len(line) > width:
         return line[: max(0, width - 1)] + "…"
     return line

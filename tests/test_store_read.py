@@ -11,10 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
 
 from store import CannotOpen, CorruptRow, Event, MemoryStore, ReadOnly, Refused, UnsupportedSchema
 from store.status import status
+
+from conftest import FIXTURES
 
 FUTURE_SHA = "c602e7cd6603030e16084b1d6011bb52ffe4231a6025d3c8ffe4ed052e1f087c"
 

@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES
 
 from store import MemoryStore, fixed_clock
 from store._js import fp, js_json
 from store.create import create_store
+
+from conftest import FIXTURES
 
 
 def _manual_events() -> list[dict[str, Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -85,7 +86,7 @@ def describe(row: Memory | CorruptRow | None) -> Text:
 class MemoryDetail(VerticalScroll, can_focus=True):
     """Scrollable details of one record."""
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static(id="detail-body")
 
     def show(self, row: Memory | CorruptRow | None) -> None:

@@ -48,6 +48,22 @@ COLUMNS: tuple[Column, ...] = (
 )
 
 
+# Columns dropped first when the pane is narrow, so the content keeps room.
+DROP_ORDER = ("status", "origin", "updated", "kind")
+MIN_CONTENT = 24
+
+
+def visible_columns(width: int) -> tuple[Column, ...]:
+    """The columns that fit ``width`` while leaving the content at least MIN_CONTENT cells."""
+    columns = list(COLUMNS)
+    for key in DROP_ORDER:
+        fixed = sum(c.width + 1 for c in columns if c.width)
+        if width - fixed >= MIN_CONTENT:
+            break
+        columns = [c for c in columns if c.key != key]
+    return tuple(columns)
+
+
 def _date(value: str | None) -> str:
     ms = parse_ms(value)
     return iso(ms)[:10] if ms is not None else ""
@@ -145,7 +161,7 @@ class MemoryList(ScrollView, can_focus=True):
         keep = keep_id if keep_id is not None else (current.id if current else None)
         self.rows = rows
         self._cache.clear()
-        self.virtual_size = Size(self.size.width, len(rows) + 1)
+        self.virtual_size = Size(0, len(rows) + 1)
         index = self.cursor
         if keep is not None:
             index = next((i for i, r in enumerate(rows) if r.id == keep), index)
@@ -159,8 +175,8 @@ class MemoryList(ScrollView, can_focus=True):
         return None
 
     def watch_cursor(self, old: int, new: int) -> None:
-        self._cache.pop((old, self.size.width, True), None)
-        self._cache.pop((new, self.size.width, True), None)
+        self._cache.pop((old, self.scrollable_content_region.width, True), None)
+        self._cache.pop((new, self.scrollable_content_region.width, True), None)
         self.scroll_to_cursor()
         self.refresh()
         self.post_message(self.Highlighted(self, self.highlighted))
@@ -214,7 +230,7 @@ class MemoryList(ScrollView, can_focus=True):
         return self._style(f"bar-{level}")
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self.scrollable_content_region.width
         if y == 0:
             return self._header(width)
         index = int(self.scroll_offset.y) + y - 1
@@ -233,7 +249,7 @@ class MemoryList(ScrollView, can_focus=True):
         style = self.rich_style + self._style("header")
         segments = []
         used = 0
-        for col in COLUMNS:
+        for col in visible_columns(width):
             w = col.width or max(0, width - used)
             segments.append(Segment(_fit(col.title, w) + (" " if col.width else ""), style))
             used += w + 1
@@ -248,7 +264,7 @@ class MemoryList(ScrollView, can_focus=True):
         text = cells(row)
         segments: list[Segment] = []
         used = 0
-        for col in COLUMNS:
+        for col in visible_columns(width):
             w = col.width or max(0, width - used)
             value = _fit(text[col.key], w)
             style = base
@@ -266,4 +282,3 @@ class MemoryList(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._cache.clear()
-        self.virtual_size = Size(self.size.width, len(self.rows) + 1)

@@ -1,0 +1,192 @@
+"""The command-line verbs: output contract, exit codes, and never creating a store."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memevo_tui import __version__
+from memevo_tui.__main__ import main
+
+PINNED = "3968293cbac7923e0e4edb5e"
+QUALITY_KEYS = [
+    "basis", "method", "ageDays", "freshness", "dormant", "aging", "confirmedAt",
+    "evidenceWeight", "utility", "accuracy", "factor",
+]  # fmt: skip
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"memevo-tui {__version__}"
+    result = subprocess.run(
+        [sys.executable, "-m", "memevo_tui", "--help"], capture_output=True, text=True
+    )
+    assert result.returncode == 0 and "--read-only" in result.stdout and "--demo" in result.stdout
+
+
+def test_list_json_is_the_stored_object_plus_quality(
+    capsys: pytest.CaptureFixture[str], realistic: Path
+) -> None:
+    code, out, _ = run(capsys, "list", "--db", str(realistic), "--json")
+    assert code == 0
+    items = json.loads(out)
+    assert len(items) == 205 - 15 - 4
+    assert list(items[0]) == ["memory", "quality"]
+    assert list(items[0]["quality"]) == QUALITY_KEYS
+    code, out, _ = run(capsys, "list", "--all", "--db", str(realistic), "--json")
+    assert len(json.loads(out)) == 205
+    code, out, _ = run(capsys, "list", "--dormant", "--db", str(realistic), "--json")
+    dormant = json.loads(out)
+    assert len(dormant) == 22 + 34 + 16 + 6
+    assert all(item["quality"]["dormant"] for item in dormant)
+
+
+def test_show_prints_the_record_unchanged(
+    capsys: pytest.CaptureFixture[str], realistic: Path
+) -> None:
+    import sqlite3
+
+    raw = (
+        sqlite3.connect(realistic)
+        .execute("SELECT data FROM memories WHERE id=?", (PINNED,))
+        .fetchone()[0]
+    )
+    code, out, _ = run(capsys, "show", PINNED, "--db", str(realistic), "--json")
+    assert code == 0
+    shown = json.loads(out)
+    assert json.dumps(shown["memory"], ensure_ascii=False, separators=(",", ":")) == raw
+    assert shown["quality"]["freshness"] == 1
+    code, out, _ = run(capsys, "show", PINNED, "--db", str(realistic))
+    assert "terraform plan" in out and "pinned" in out
+
+
+def test_search_history_status(capsys: pytest.CaptureFixture[str], realistic: Path) -> None:
+    code, out, _ = run(capsys, "search", "postgres", "--db", str(realistic), "--json")
+    hits = json.loads(out)
+    assert code == 0 and 0 < len(hits) <= 10
+    assert all(
+        "postgres" in h["memory"]["content"].lower() or h["memory"].get("searchTerms") for h in hits
+    )
+    code, out, _ = run(capsys, "history", "--db", str(realistic), "--json")
+    assert code == 0 and len(json.loads(out)) == 10
+    code, out, _ = run(capsys, "history", "e770102c650f925453bff652", "--db", str(realistic))
+    assert "Undo 5b662d35" in out
+    code, out, _ = run(capsys, "status", "--db", str(realistic), "--json")
+    report = json.loads(out)
+    assert report["memories"] == 205 and report["paused"] == 5
+
+
+def test_write_verbs_and_exit_codes(capsys: pytest.CaptureFixture[str], realistic: Path) -> None:
+    db = ("--db", str(realistic), "--json")
+    code, out, _ = run(capsys, "unpin", PINNED, *db)
+    event = json.loads(out)["event"]
+    assert code == 0 and len(event) == 36
+    code, out, _ = run(capsys, "pin", PINNED, *db)
+    assert code == 0
+    code, out, _ = run(capsys, "feedback", PINNED, "useful", *db)
+    assert code == 0 and json.loads(out)["event"]
+    code, out, _ = run(capsys, "resolve", PINNED, *db)
+    assert (code, json.loads(out)) == (1, {"error": "Memory is not conflicted"})
+    code, out, _ = run(capsys, "undo", event, *db)
+    assert code == 1 and "undo refused" in json.loads(out)["error"]
+    code, out, err = run(
+        capsys,
+        "correct",
+        PINNED,
+        "Always",
+        "apply",
+        "saved",
+        "terraform",
+        "plans.",
+        "--db",
+        str(realistic),
+    )
+    assert code == 0 and out.startswith("Update recorded: ")
+    code, out, err = run(capsys, "forget", "nope", "--db", str(realistic))
+    assert code == 1 and err.strip() == "memevo-tui: Unknown memory id"
+    code, out, err = run(capsys, "pin", PINNED, "--db", str(realistic), "--read-only")
+    assert code == 2 and "read-only" in err
+
+
+@pytest.mark.parametrize(
+    "kind", ["missing", "directory", "symlink", "not-a-directory", "unreadable"]
+)
+def test_bad_store_paths_fail_with_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "memory.sqlite"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "symlink":
+        (tmp_path / "real.sqlite").write_bytes(b"")
+        path.symlink_to(tmp_path / "real.sqlite")
+    elif kind == "not-a-directory":
+        (tmp_path / "file").write_text("x")
+        path = tmp_path / "file" / "memory.sqlite"
+    elif kind == "unreadable":
+        path.write_bytes(b"")
+        real_access = os.access
+        monkeypatch.setattr(
+            os, "access", lambda p, mode: False if Path(p) == path else real_access(p, mode)
+        )
+    before = sorted(os.listdir(tmp_path))
+    for argv in (["--db", str(path)], ["list", "--db", str(path)]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2
+        assert out == ""
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and str(path) in lines[0]
+    assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_default_path_comes_from_the_agent_dir(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    code, _, err = run(capsys, "list")
+    expected = tmp_path / "agent" / "agent-suite" / "memory-evolution" / "memory.sqlite"
+    assert code == 2
+    assert (
+        err.strip() == f"memevo-tui: no memory store at {expected}; pass --db PATH, or try --demo"
+    )
+    assert not (tmp_path / "agent").exists()
+
+
+def test_future_schema_cannot_run(capsys: pytest.CaptureFixture[str], fixture_copy) -> None:  # type: ignore[no-untyped-def]
+    path = fixture_copy("future-schema.sqlite")
+    code, out, _ = run(capsys, "list", "--db", str(path), "--json")
+    assert code == 2 and "Unsupported memory database version" in json.loads(out)["error"]
+
+
+def test_hostile_output_never_carries_control_characters(
+    capsys: pytest.CaptureFixture[str], hostile: Path
+) -> None:
+    code, out, err = run(capsys, "list", "--all", "--db", str(hostile))
+    assert code == 0 and "2 corrupt row(s) left out" in err
+    assert "\x1b" not in out and "\x07" not in out and "\r" not in out
+    assert "␛" in out
+
+
+def test_demo_verb(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "status", "--demo", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["problems"] == [] and set(report["sources"]) == {
+        "done",
+        "failed",
+        "pending",
+        "running",
+    }
