@@ -62,6 +62,7 @@ _DATE_TIME = re.compile(
     r"(Z|z|[+-]\d{2}:?\d{2})$",
     re.ASCII,
 )
+_CANONICAL = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$", re.ASCII)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _parse_cache: dict[str, float | None] = {}
 
@@ -115,6 +116,11 @@ def _parse_uncached(value: str) -> float | None:
         return ms
     except ValueError:
         return None
+
+
+def is_canonical_iso(value: str) -> bool:
+    """True when ``value`` is already exactly what ``toISOString()`` writes."""
+    return len(value) == 24 and _CANONICAL.match(value) is not None
 
 
 def normalise_iso(value: str) -> str | None:

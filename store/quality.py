@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._js import iso, parse_ms
+from ._js import is_canonical_iso, iso, parse_ms
 from .model import Quality
 
 DAY_MS = 86_400_000
@@ -45,9 +45,18 @@ def quality(data: dict[str, Any], now_ms: float) -> Quality:
     """``memoryQuality(record, now)`` for a validated record dict."""
     kind = data["kind"]
     half_life, floor, dormant_days = POLICY[kind]
-    updated = parse_ms(data.get("updatedAt")) or 0.0
-    reinforced = parse_ms(data.get("reinforcedAt")) or 0.0
+    updated_at = data.get("updatedAt")
+    reinforced_at = data.get("reinforcedAt")
+    updated = parse_ms(updated_at) or 0.0
+    reinforced = parse_ms(reinforced_at) or 0.0
     confirmed_ms = max(updated, reinforced)
+    anchor = reinforced_at if reinforced > updated else updated_at
+    # The anchor string is reused when it is already in toISOString() shape (the usual case).
+    confirmed_at = (
+        anchor
+        if isinstance(anchor, str) and confirmed_ms and is_canonical_iso(anchor)
+        else iso(confirmed_ms)
+    )
     age_days = max(0.0, (now_ms - confirmed_ms) / DAY_MS)
     pinned = data.get("layer") == "pinned"
     if pinned:
@@ -68,14 +77,14 @@ def quality(data: dict[str, Any], now_ms: float) -> Quality:
         1.05 if accuracy_verdict == "accurate" else 0.5 if accuracy_verdict == "incorrect" else 1
     )
     factor = freshness * evidence_weight * utility * accuracy
-    return Quality(
+    return Quality.build(
         basis=basis_raw or "unknown",
         method=method_raw or "unknown",
         age_days=age_days,
         freshness=freshness,
         dormant=dormant,
         aging=aging,
-        confirmed_at=iso(confirmed_ms),
+        confirmed_at=confirmed_at,
         evidence_weight=evidence_weight,
         utility=utility,
         accuracy=accuracy,

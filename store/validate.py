@@ -25,11 +25,14 @@ def _nonempty(value: object) -> bool:
     return isinstance(value, str) and value != ""
 
 
+_C0 = re.compile("[\x00-\x1f]")
+
+
 def valid_identifier(value: object) -> bool:
     """A source id in evidence or feedback: 1–512 UTF-16 units, no C0 controls."""
     if not isinstance(value, str) or not value or js_len(value) > 512:
         return False
-    return not any(ord(c) < 0x20 for c in value)
+    return _C0.search(value) is None
 
 
 def search_terms_problem(terms: object) -> str | None:
