@@ -113,7 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return execute(open_store, args)
         from .app import run_app
 
-        return run_app(path, read_only=bool(args.read_only), clock=clock, smoke=args.smoke)
+        label = "demo store (temporary copy)" if args.demo else None
+        return run_app(
+            path, read_only=bool(args.read_only), clock=clock, smoke=args.smoke, label=label
+        )
     finally:
         if workdir is not None:
             workdir.cleanup()

@@ -42,9 +42,17 @@ class MemevoApp(App[None]):
         Binding("shift+tab", "focus_previous", "Previous pane", show=False, id="app.focus_prev"),
     ]
 
-    def __init__(self, db_path: Path, *, read_only: bool = False, clock: Clock = system_clock):
+    def __init__(
+        self,
+        db_path: Path,
+        *,
+        read_only: bool = False,
+        clock: Clock = system_clock,
+        label: str | None = None,
+    ) -> None:
         super().__init__()
         self.db_path = db_path
+        self.label = label
         self.read_only = read_only
         self.clock = clock
         self.store: MemoryStore | None = None
@@ -53,8 +61,8 @@ class MemevoApp(App[None]):
 
     @property
     def short_path(self) -> str:
-        """The store's file and its directory: enough to recognise it in the header."""
-        return f"{self.db_path.parent.name}/{self.db_path.name}"
+        """The store's label, or its file and directory: enough to recognise it."""
+        return self.label or f"{self.db_path.parent.name}/{self.db_path.name}"
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -126,8 +134,10 @@ async def _smoke(app: MemevoApp) -> str | None:
     return f"memevo-tui: smoke run ok: {shown} rows shown ({corrupt} corrupt)"
 
 
-def run_app(path: Path, *, read_only: bool, clock: Clock, smoke: bool = False) -> int:
-    app = MemevoApp(path, read_only=read_only, clock=clock)
+def run_app(
+    path: Path, *, read_only: bool, clock: Clock, smoke: bool = False, label: str | None = None
+) -> int:
+    app = MemevoApp(path, read_only=read_only, clock=clock, label=label)
     if smoke:
         report = asyncio.run(_smoke(app))
         if report is None:

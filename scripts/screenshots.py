@@ -1,0 +1,61 @@
+"""Regenerate screenshots/*.svg from the running app (headless, fixed clock).
+
+    python scripts/screenshots.py
+
+The demo store is built for a fixed instant, so the images only change when the
+app's look does. The hostile screenshot needs ../shared/fixtures beside the repo.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from memevo_tui.app import MemevoApp  # noqa: E402
+from store import fixed_clock  # noqa: E402
+from store.demo import build_demo_async  # noqa: E402
+
+NOW = "2026-11-29T12:00:00.000Z"
+OUT = ROOT / "screenshots"
+HOSTILE = ROOT.parent / "shared" / "fixtures" / "hostile.sqlite"
+
+
+async def shoot(app: MemevoApp, name: str, size: tuple[int, int], keys: Sequence[str] = ()) -> None:
+    async with app.run_test(size=size) as pilot:
+        for _ in range(400):
+            if app.loaded is not None:
+                break
+            await pilot.pause(0.02)
+        await app.workers.wait_for_complete()
+        if keys:
+            await pilot.press(*keys)
+        await pilot.pause()
+        app.save_screenshot(filename=f"{name}.svg", path=str(OUT))
+    print(f"wrote screenshots/{name}.svg")
+
+
+async def main() -> None:
+    OUT.mkdir(exist_ok=True)
+    clock = fixed_clock(NOW)
+    with tempfile.TemporaryDirectory() as tmp:
+        demo = await build_demo_async(Path(tmp) / "memory.sqlite", now_ms=clock())
+        label = "demo store (temporary copy)"
+        await shoot(MemevoApp(demo, clock=clock, label=label), "dashboard", (150, 42), ["j"] * 12)
+        await shoot(MemevoApp(demo, clock=clock, label=label), "dashboard-80x24", (80, 24))
+        if HOSTILE.is_file():
+            hostile = Path(tmp) / "hostile.sqlite"
+            shutil.copyfile(HOSTILE, hostile)
+            hostile.chmod(0o600)
+            app = MemevoApp(hostile, clock=fixed_clock("2026-11-01T12:00:00.000Z"))
+            await shoot(app, "hostile", (150, 42), ["j"] * 9)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
