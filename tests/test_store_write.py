@@ -291,3 +291,26 @@ async def test_busy_database_waits_then_fails_cleanly(
             blocker.close()
         await store.unpin(PINNED_PREF)
         assert (await store.memory(PINNED_PREF)).layer == "durable"
+
+
+async def test_remaining_refusal_rules(
+    realistic: Path, hostile: Path, fixture_clock: Callable[[], float]
+) -> None:
+    async with await _open(realistic, fixture_clock) as store:
+        a = await _active(store, layer="durable")
+        with pytest.raises(Refused, match="Conflict needs two active memories in the same scope"):
+            await store.conflict(a.id, "no-such-record")
+        with pytest.raises(Refused, match="Only unscoped legacy memories can be adopted"):
+            await store.adopt(LEGACY, "   ")
+        with pytest.raises(Refused, match="Unknown memory id"):
+            await store.unpin("no-such-record")
+        with pytest.raises(Refused, match="Unknown memory id"):
+            await store.correct("no-such-record", "A perfectly fine correction.")
+    async with await MemoryStore.open(hostile) as store:
+        with pytest.raises(Refused, match="Invalid history record"):
+            await store.undo("corrupt-event-0001")
+        with pytest.raises(Refused, match="Invalid memory record"):
+            await store.forget("corrupt-hash-0001")
+        # acting on the valid rows of a store with corrupt rows still works
+        valid = next(m for m in (await store.load_memories()).memories if m.active)
+        assert await store.feedback(valid.id, "useful") is not None
