@@ -1,32 +1,106 @@
-"""The memevo-tui application and its main screen."""
+"""The memevo-tui application and its main screen.
+
+Every store call runs in a worker and answers with a typed message
+(``messages.py``); handlers only update widgets.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import sys
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import ClassVar
 
+from rich.console import Group
+from rich.text import Text
 from textual import events, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import Footer, Header
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPane
 
-from store import Clock, CorruptRow, Memory, MemoryStore, StoreError, system_clock
+from store import (
+    Busy,
+    Clock,
+    CorruptRow,
+    Event,
+    Memory,
+    MemoryStore,
+    ReadOnly,
+    Refused,
+    StoreError,
+    system_clock,
+)
 
-from .messages import MemoriesLoaded, StoreFailed
+from .commands import SORTS, MemevoCommands
+from .messages import (
+    EventsLoaded,
+    MemoriesLoaded,
+    RecordEvents,
+    SearchResults,
+    StoreFailed,
+    UndoAsked,
+    UndoPlan,
+    UndoPreview,
+    WriteDone,
+    WriteFailed,
+)
 from .resources import stylesheet
+from .screens.confirm import ConfirmScreen
+from .screens.correct import CorrectScreen
+from .screens.help import HelpScreen, help_text
+from .text import one_line, visible
+from .view import DEFAULT_DESCENDING, View, apply_view
+from .widgets.event_diff import EventDiff, describe_undo
+from .widgets.event_list import EventList
 from .widgets.memory_detail import MemoryDetail
 from .widgets.memory_list import MemoryList, Row
+from .widgets.virtual_list import VirtualList
+
+FIRST_PAGE_THRESHOLD = 5_000
+FIRST_PAGE = 400
+EVENT_PAGE = 200
+SEARCH_LIMIT = 10
+
+FEEDBACK = ("useful", "unhelpful", "accurate", "incorrect")
+DONE_LABELS = {
+    "pin": "Pinned",
+    "unpin": "Unpinned",
+    "forget": "Forgotten",
+    "correct": "Corrected",
+    "resolve": "Resolved as confirmed",
+    "conflict": "Marked as conflicting",
+    "undo": "Undone",
+    **{v: f"Feedback recorded: {v}" for v in FEEDBACK},
+}
 
 
-def default_order(load_rows: list[Row]) -> list[Row]:
-    """Corrupt rows first (so they are seen), then newest evidence first."""
-    corrupt = [r for r in load_rows if isinstance(r, CorruptRow)]
-    good = [r for r in load_rows if isinstance(r, Memory)]
-    good.sort(key=lambda m: m.id)
-    good.sort(key=lambda m: m.updated_at, reverse=True)
-    return [*corrupt, *good]
+def keymap_path() -> Path:
+    explicit = os.environ.get("MEMEVO_KEYMAP")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return base / "memevo-tui" / "keymap.json"
+
+
+def load_keymap(path: Path) -> tuple[dict[str, str], str | None]:
+    """Binding id -> keys, from a JSON object; an error message when it is unusable."""
+    if not path.is_file():
+        return {}, None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return {}, f"Ignoring {path}: {exc}"
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in data.items()
+    ):
+        return {}, f"Ignoring {path}: expected an object of binding id to keys"
+    return dict(data), None
 
 
 class MemevoApp(App[None]):
@@ -34,13 +108,28 @@ class MemevoApp(App[None]):
 
     CSS_PATH = [stylesheet("app.tcss")]
     TITLE = "memevo"
-    ENABLE_COMMAND_PALETTE = True
+    COMMANDS = App.COMMANDS | {MemevoCommands}
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark", "help", "Help", id="app.help", key_display="?"),
+        Binding("slash", "filter", "Filter", id="app.filter", key_display="/"),
+        Binding(
+            "a", "toggle_hidden", "All", id="app.toggle_hidden", tooltip="Show forgotten/conflicted"
+        ),
+        Binding("o", "cycle_sort", "Sort", id="app.sort"),
+        Binding("O", "reverse_sort", "Reverse", id="app.reverse_sort", show=False),
+        Binding("m", "show_tab('memories')", "Memories", id="app.memories", show=False),
+        Binding("h", "show_tab('history')", "History", id="app.history"),
+        Binding("s", "show_tab('search')", "Search", id="app.search"),
+        Binding("ctrl+r", "reload", "Reload", id="app.reload", show=False),
+        Binding("escape", "escape", "Back", id="app.escape", show=False),
         Binding("tab", "focus_next", "Next pane", show=False, id="app.focus_next"),
         Binding("shift+tab", "focus_previous", "Previous pane", show=False, id="app.focus_prev"),
     ]
+
+    NARROW = 110
+    """Below this many columns the detail panes stack under their lists."""
 
     def __init__(
         self,
@@ -49,14 +138,27 @@ class MemevoApp(App[None]):
         read_only: bool = False,
         clock: Clock = system_clock,
         label: str | None = None,
+        keymap: dict[str, str] | None = None,
     ) -> None:
         super().__init__()
         self.db_path = db_path
-        self.label = label
         self.read_only = read_only
         self.clock = clock
+        self.label = label
         self.store: MemoryStore | None = None
         self.loaded: MemoriesLoaded | None = None
+        self.all_rows: list[Row] = []
+        self.view = View()
+        self._haystacks: dict[str, str] = {}
+        self._filter_timer: Timer | None = None
+        self._search_timer: Timer | None = None
+        self._history_stale = True
+        self.conflict_mark: Memory | None = None
+        if keymap is None:
+            keymap, self._keymap_error = load_keymap(keymap_path())
+        else:
+            self._keymap_error = None
+        self._user_keymap = keymap
         self.sub_title = self.short_path
 
     @property
@@ -64,54 +166,589 @@ class MemevoApp(App[None]):
         """The store's label, or its file and directory: enough to recognise it."""
         return self.label or f"{self.db_path.parent.name}/{self.db_path.name}"
 
+    # ------------------------------------------------------------------ layout
+
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="main"):
-            yield MemoryList(id="memory-list")
-            yield MemoryDetail(id="memory-detail")
+        with TabbedContent(id="tabs", initial="memories"):
+            with TabPane("Memories", id="memories"):
+                yield Input(
+                    placeholder="/ filter: words, kind:fact state:dormant origin:… is:pinned",
+                    id="filter",
+                )
+                with Horizontal(id="main", classes="split"):
+                    yield MemoryList(id="memory-list")
+                    yield MemoryDetail(id="memory-detail")
+            with TabPane("History", id="history"):
+                with Horizontal(id="history-main", classes="split"):
+                    yield EventList(id="event-list")
+                    yield EventDiff(id="event-diff")
+            with TabPane("Search", id="search"):
+                yield Input(placeholder="search memories (dormant included)", id="search-input")
+                with Horizontal(id="search-main", classes="split"):
+                    yield MemoryList(id="search-results")
+                    yield MemoryDetail(id="search-detail")
+        yield Static(id="status-line", markup=False)
         yield Footer()
 
-    NARROW = 110
-    """Below this many columns the detail pane stacks under the list."""
+    def _narrow(self, width: int) -> None:
+        for split in self.query(".split"):
+            split.set_class(width < self.NARROW, "-narrow")
 
     def on_resize(self, event: events.Resize) -> None:
-        self.query_one("#main").set_class(event.size.width < self.NARROW, "-narrow")
+        self._narrow(event.size.width)
 
     def on_mount(self) -> None:
-        self.query_one("#main").set_class(self.size.width < self.NARROW, "-narrow")
-        self.query_one(MemoryList).focus()
+        self._narrow(self.size.width)
+        if self._user_keymap:
+            self.set_keymap(self._user_keymap)
+        if self._keymap_error:
+            self.notify(self._keymap_error, severity="warning")
+        self.query_one("#search-results", MemoryList).empty_text = "Type a query above."
+        self.query_one("#memory-list", MemoryList).empty_text = "Loading…"
+        self.query_one("#memory-list", MemoryList).focus()
+        self.update_status()
         self.load_store()
 
-    @work(exclusive=True, group="store", exit_on_error=False)
+    # ------------------------------------------------------------------ loading
+
+    async def _open(self) -> MemoryStore:
+        if self.store is None:
+            self.store = await MemoryStore.open(
+                self.db_path, read_only=self.read_only, clock=self.clock
+            )
+            if self.store.read_only:
+                self.sub_title = f"{self.short_path} (read-only: {self.store.read_only_reason})"
+        return self.store
+
+    @work(exclusive=True, group="load", exit_on_error=False)
     async def load_store(self) -> None:
         try:
-            if self.store is None:
-                self.store = await MemoryStore.open(
-                    self.db_path, read_only=self.read_only, clock=self.clock
-                )
-                if self.store.read_only:
-                    self.sub_title = f"{self.short_path} (read-only: {self.store.read_only_reason})"
-            load = await self.store.load_memories()
+            store = await self._open()
+            total = await store.memory_count()
+            if total > FIRST_PAGE_THRESHOLD:
+                first = await store.recent_memories(FIRST_PAGE)
+                self.post_message(MemoriesLoaded(first, partial=True, total=total))
+            load = await store.load_memories(yield_every=5_000)
         except StoreError as exc:
             self.post_message(StoreFailed(str(exc)))
             return
-        self.post_message(MemoriesLoaded(load))
+        self.post_message(MemoriesLoaded(load, total=len(load.memories) + len(load.corrupt)))
 
     def on_memories_loaded(self, message: MemoriesLoaded) -> None:
-        self.loaded = message
-        rows: list[Row] = [*message.load.corrupt, *message.load.memories]
-        self.query_one(MemoryList).set_rows(default_order(rows))
-        if message.load.corrupt:
-            self.notify(
-                f"{len(message.load.corrupt)} corrupt row(s) flagged in the list",
-                severity="warning",
-            )
+        self.all_rows = [*message.load.corrupt, *message.load.memories]
+        self._haystacks.clear()
+        memory_list = self.query_one("#memory-list", MemoryList)
+        memory_list.empty_text = "No memory matches the filter."
+        if not message.partial:
+            self.loaded = message
+            if message.load.corrupt:
+                self.notify(
+                    f"{len(message.load.corrupt)} corrupt row(s) flagged at the top of the list",
+                    severity="warning",
+                )
+        self.apply_view(total=message.total, partial=message.partial)
 
     def on_store_failed(self, message: StoreFailed) -> None:
+        self.query_one("#memory-list", MemoryList).empty_text = message.message
+        self.query_one("#memory-list", MemoryList).refresh()
         self.notify(message.message, title="Store error", severity="error", timeout=30)
 
+    # ------------------------------------------------------------------ the view
+
+    def apply_view(self, *, total: int | None = None, partial: bool = False) -> None:
+        rows, parsed = apply_view(self.all_rows, self.view, self._haystacks)
+        memory_list = self.query_one("#memory-list", MemoryList)
+        memory_list.sort_key = self.view.sort
+        memory_list.sort_descending = self.view.descending
+        memory_list.set_rows(rows)
+        if parsed.errors:
+            self.notify("; ".join(parsed.errors), title="Filter", severity="warning")
+        self.update_status(total=total, partial=partial)
+
+    def update_status(self, *, total: int | None = None, partial: bool = False) -> None:
+        shown = len(self.query_one("#memory-list", MemoryList).rows)
+        count = total if total is not None else len(self.all_rows)
+        arrow = "▼" if self.view.descending else "▲"
+        parts = [
+            f"{shown:,} shown of {count:,}" + (" (loading the rest…)" if partial else ""),
+            f"sort {self.view.sort} {arrow}",
+            "forgotten/conflicted shown"
+            if self.view.show_hidden
+            else "forgotten/conflicted hidden (a)",
+        ]
+        if self.view.query:
+            parts.append(f"filter: {self.view.query}")
+        if self.conflict_mark is not None:
+            parts.append(f"conflict mark: {self.conflict_mark.id}")
+        if self.store is not None and self.store.read_only:
+            parts.append(f"READ-ONLY: {self.store.read_only_reason}")
+        parts.append("? help")
+        self.query_one("#status-line", Static).update(" · ".join(parts))
+
+    def _set_view(
+        self,
+        *,
+        query: str | None = None,
+        show_hidden: bool | None = None,
+        sort: str | None = None,
+        descending: bool | None = None,
+    ) -> None:
+        v = self.view
+        self.view = View(
+            query=v.query if query is None else query,
+            show_hidden=v.show_hidden if show_hidden is None else show_hidden,
+            sort=v.sort if sort is None else sort,
+            descending=v.descending if descending is None else descending,
+        )
+        self.apply_view()
+
+    def action_toggle_hidden(self) -> None:
+        self._set_view(show_hidden=not self.view.show_hidden)
+        self.notify(
+            "Showing forgotten and conflicted records"
+            if self.view.show_hidden
+            else "Hiding forgotten and conflicted records"
+        )
+
+    def action_cycle_sort(self) -> None:
+        index = SORTS.index(self.view.sort) if self.view.sort in SORTS else -1
+        key = SORTS[(index + 1) % len(SORTS)]
+        self.action_sort_by(key)
+
+    def action_sort_by(self, key: str) -> None:
+        self._set_view(sort=key, descending=key in DEFAULT_DESCENDING)
+
+    def action_reverse_sort(self) -> None:
+        self._set_view(descending=not self.view.descending)
+
+    def on_virtual_list_header_clicked(self, message: VirtualList.HeaderClicked) -> None:
+        if message.source.id != "memory-list" or message.column not in SORTS:
+            return
+        if message.column == self.view.sort:
+            self.action_reverse_sort()
+        else:
+            self.action_sort_by(message.column)
+
+    def action_filter(self) -> None:
+        self.action_show_tab("memories")
+        self.focus_now(self.query_one("#filter", Input))
+
+    def action_clear_filter(self) -> None:
+        self.query_one("#filter", Input).value = ""
+        self._set_view(query="")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "filter":
+            if self._filter_timer is not None:
+                self._filter_timer.stop()
+            value = event.value
+            self._filter_timer = self.set_timer(0.12, lambda: self._set_view(query=value))
+        elif event.input.id == "search-input":
+            if self._search_timer is not None:
+                self._search_timer.stop()
+            query = event.value
+            self._search_timer = self.set_timer(0.15, lambda: self.run_search(query))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "filter":
+            self._set_view(query=event.value)
+            self.focus_now(self.query_one("#memory-list", MemoryList))
+        elif event.input.id == "search-input":
+            self.run_search(event.value)
+            self.focus_now(self.query_one("#search-results", MemoryList))
+
+    def action_escape(self) -> None:
+        if self.conflict_mark is not None:
+            self.conflict_mark = None
+            self.notify("Conflict mark cleared")
+            self.update_status()
+            return
+        focused = self.focused
+        if isinstance(focused, Input) and focused.id == "filter":
+            self.focus_now(self.query_one("#memory-list", MemoryList))
+        elif isinstance(focused, Input) and focused.id == "search-input":
+            self.focus_now(self.query_one("#search-results", MemoryList))
+
+    def focus_now(self, widget: Widget) -> None:
+        """Move focus before the next queued key is handled.
+
+        ``Widget.focus()`` defers the change, so keys typed (or pasted) right
+        after ``/`` would still reach the list and run its single-key actions.
+        """
+        self.screen.set_focus(widget)
+
+    def action_show_tab(self, tab: str) -> None:
+        tabs = self.query_one("#tabs", TabbedContent)
+        tabs.active = tab
+        target = {
+            "memories": "#memory-list",
+            "history": "#event-list",
+            "search": "#search-input",
+        }[tab]
+        self.focus_now(self.query_one(target))
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "history" and self._history_stale:
+            self.load_events()
+
+    def action_reload(self) -> None:
+        self._history_stale = True
+        self.load_store()
+        if self.query_one("#tabs", TabbedContent).active == "history":
+            self.load_events()
+        self.notify("Reloaded from the store")
+
+    def action_help(self) -> None:
+        groups = [
+            ("anywhere", MemevoApp.BINDINGS),
+            ("lists", VirtualList.BINDINGS),
+            ("memory list", MemoryList.BINDINGS),
+            ("history", EventList.BINDINGS),
+            ("dialogs", ConfirmScreen.BINDINGS),
+            ("editor", CorrectScreen.BINDINGS),
+        ]
+        self.push_screen(HelpScreen(help_text(groups, self._user_keymap)))
+
+    # ------------------------------------------------------------------ details
+
     def on_memory_list_highlighted(self, message: MemoryList.Highlighted) -> None:
-        self.query_one(MemoryDetail).show(message.row)
+        detail_id = "#memory-detail" if message.source.id == "memory-list" else "#search-detail"
+        detail = self.query_one(detail_id, MemoryDetail)
+        detail.show(message.row)
+        if isinstance(message.row, Memory):
+            self.load_record_events(message.row.id, detail_id)
+
+    @work(exclusive=True, group="record-events", exit_on_error=False)
+    async def load_record_events(self, memory_id: str, detail_id: str) -> None:
+        await asyncio.sleep(0.05)  # let fast cursor movement settle first
+        store = self.store
+        if store is None:
+            return
+        try:
+            found = await store.events(memory_id=memory_id, limit=50)
+        except StoreError:
+            return
+        self.post_message(RecordEvents(memory_id, found, detail_id))
+
+    def on_record_events(self, message: RecordEvents) -> None:
+        detail_id = message.detail_id
+        memory_list = self.query_one(
+            "#memory-list" if detail_id == "#memory-detail" else "#search-results", MemoryList
+        )
+        current = memory_list.highlighted
+        if current is not None and current.id == message.memory_id:
+            self.query_one(detail_id, MemoryDetail).show_events(message.events)
+
+    # ------------------------------------------------------------------ history
+
+    @work(exclusive=True, group="events", exit_on_error=False)
+    async def load_events(self, before_rowid: int | None = None) -> None:
+        try:
+            store = await self._open()
+            rows = await store.events(limit=EVENT_PAGE, before_rowid=before_rowid)
+        except StoreError as exc:
+            self.post_message(StoreFailed(str(exc)))
+            return
+        self.post_message(
+            EventsLoaded(rows, append=before_rowid is not None, exhausted=len(rows) < EVENT_PAGE)
+        )
+
+    def on_events_loaded(self, message: EventsLoaded) -> None:
+        event_list = self.query_one(EventList)
+        rows = [*event_list.rows, *message.rows] if message.append else list(message.rows)
+        event_list.exhausted = message.exhausted
+        event_list.set_rows(rows)
+        if not message.append:
+            self._history_stale = False
+
+    def on_event_list_more_wanted(self, message: EventList.MoreWanted) -> None:
+        self.load_events(message.before_rowid)
+
+    def on_event_list_highlighted(self, message: EventList.Highlighted) -> None:
+        diff = self.query_one(EventDiff)
+        diff.show(message.row)
+        if isinstance(message.row, Event) and message.row.after:
+            self.preview_undo(message.row.id)
+
+    @work(exclusive=True, group="undo-preview", exit_on_error=False)
+    async def preview_undo(self, event_id: str) -> None:
+        await asyncio.sleep(0.05)
+        store = self.store
+        if store is None:
+            return
+        try:
+            plan: UndoPlan | str = await store.undo_preview(event_id)
+        except Refused as exc:
+            plan = str(exc)
+        except StoreError:
+            return
+        self.post_message(UndoPreview(event_id, plan))
+
+    def on_undo_preview(self, message: UndoPreview) -> None:
+        current = self.query_one(EventList).highlighted
+        if current is not None and current.id == message.event_id:
+            self.query_one(EventDiff).show_undo(message.plan)
+
+    def on_event_list_undo_requested(self, message: EventList.UndoRequested) -> None:
+        row = message.row
+        if row is None or isinstance(row, CorruptRow):
+            self.notify("Select a valid event to undo", severity="warning")
+            return
+        if self._refuse_if_read_only():
+            return
+        self.confirm_undo(row.id, f"event {row.id} ({one_line(row.reason, 60)})")
+
+    # ------------------------------------------------------------------ search
+
+    @work(exclusive=True, group="search", exit_on_error=False)
+    async def run_search(self, query: str) -> None:
+        try:
+            store = await self._open()
+            rows = await store.search(query, SEARCH_LIMIT) if query.strip() else []
+        except StoreError as exc:
+            self.post_message(StoreFailed(str(exc)))
+            return
+        self.post_message(SearchResults(query, rows))
+
+    def on_search_results(self, message: SearchResults) -> None:
+        results = self.query_one("#search-results", MemoryList)
+        results.empty_text = (
+            f"No active memory matches {message.query!r}." if message.query.strip() else
+            "Type a query above."
+        )  # fmt: skip
+        results.set_rows(list(message.rows))
+
+    # ------------------------------------------------------------------ curation
+
+    def _active_memory_list(self) -> MemoryList:
+        if self.query_one("#tabs", TabbedContent).active == "search":
+            return self.query_one("#search-results", MemoryList)
+        return self.query_one("#memory-list", MemoryList)
+
+    def action_curate(self, verb: str) -> None:
+        memory_list = self._active_memory_list()
+        self.curate(memory_list.highlighted, verb)
+
+    def on_memory_list_curation_requested(self, message: MemoryList.CurationRequested) -> None:
+        self.curate(message.row, message.verb)
+
+    def _refuse_if_read_only(self) -> bool:
+        store = self.store
+        if store is not None and store.read_only:
+            self.notify(
+                f"Read-only ({store.read_only_reason}): nothing was written",
+                title="Read-only",
+                severity="warning",
+            )
+            return True
+        return False
+
+    def curate(self, row: Row | None, verb: str) -> None:
+        if row is None:
+            self.notify("No memory selected", severity="warning")
+            return
+        if isinstance(row, CorruptRow):
+            self.notify(
+                f"{one_line(row.id)} is a corrupt row: it is shown, never acted upon",
+                severity="error",
+            )
+            return
+        if self.store is None:
+            self.notify("The store is still opening", severity="warning")
+            return
+        if self._refuse_if_read_only():
+            return
+        memory_id, revision = row.id, row.revision
+        if verb == "pin":
+            op = "unpin" if row.pinned else "pin"
+            self.write(op, row.id, lambda s: getattr(s, op)(memory_id, expected_revision=revision))
+        elif verb in FEEDBACK:
+            self.write(
+                verb, row.id, lambda s: s.feedback(memory_id, verb, expected_revision=revision)
+            )
+        elif verb == "resolve":
+            self.write(verb, row.id, lambda s: s.resolve(memory_id, expected_revision=revision))
+        elif verb == "forget":
+            self._confirm_forget(row)
+        elif verb == "correct":
+            self._edit_correction(row)
+        elif verb == "conflict":
+            self._mark_conflict(row)
+        elif verb == "undo":
+            self.undo_last(row.id)
+
+    def _confirm_forget(self, row: Memory) -> None:
+        detail = Text()
+        detail.append(visible(row.content, keep_newlines=True))
+        detail.append(
+            "\n\nThe record becomes a tombstone (kept in history, undoable); its text is "
+            "blocked from being learned again in this origin.",
+            style="italic",
+        )
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.write(
+                    "forget",
+                    row.id,
+                    lambda s: s.forget(row.id, expected_revision=row.revision),
+                )
+
+        self.push_screen(ConfirmScreen("Forget this memory?", detail, yes="Forget"), done)
+
+    def _edit_correction(self, row: Memory) -> None:
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            if text.strip() == row.content.strip():
+                self.notify("Text unchanged: nothing written")
+                return
+            self.write(
+                "correct",
+                row.id,
+                lambda s: s.correct(row.id, text, expected_revision=row.revision),
+            )
+
+        self.push_screen(CorrectScreen(row.id, row.content), done)
+
+    def _mark_conflict(self, row: Memory) -> None:
+        mark = self.conflict_mark
+        if mark is None or mark.id == row.id:
+            self.conflict_mark = row
+            self.notify(
+                "Marked for conflict: select the contradicting record (same origin) and "
+                "press c again; esc cancels"
+            )
+            self.update_status()
+            return
+        self.conflict_mark = None
+        self.update_status()
+        detail = Text()
+        detail.append(visible(mark.content, keep_newlines=True))
+        detail.append("\n  ≠\n", style="bold")
+        detail.append(visible(row.content, keep_newlines=True))
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.write(
+                    "conflict",
+                    row.id,
+                    lambda s: s.conflict(mark.id, row.id, expected_revision=mark.revision),
+                )
+
+        self.push_screen(
+            ConfirmScreen("Quarantine both as conflicting?", detail, yes="Conflict"), done
+        )
+
+    @work(group="undo-lookup", exit_on_error=False)
+    async def undo_last(self, memory_id: str) -> None:
+        store = self.store
+        if store is None:
+            return
+        found = await store.events(memory_id=memory_id, limit=1)
+        if not found or isinstance(found[0], CorruptRow):
+            self.notify("This record has no event to undo", severity="warning")
+            return
+        event = found[0]
+        self.confirm_undo(event.id, f"its last event ({one_line(event.reason, 60)})")
+
+    @work(group="undo-lookup", exit_on_error=False)
+    async def confirm_undo(self, event_id: str, what: str) -> None:
+        """Preview the undo; the answer comes back as an ``UndoAsked`` message."""
+        store = self.store
+        if store is None:
+            return
+        try:
+            plan: UndoPlan | str = await store.undo_preview(event_id)
+        except Refused as exc:
+            plan = str(exc)
+        except StoreError as exc:
+            self.post_message(WriteFailed("undo", str(exc)))
+            return
+        self.post_message(UndoAsked(event_id, what, plan))
+
+    def on_undo_asked(self, message: UndoAsked) -> None:
+        if isinstance(message.plan, str):
+            self.notify(f"Undo refused: {message.plan}", title="Undo", severity="error")
+            return
+        event_id = message.event_id
+        detail = Group(Text(f"Undo {message.what}?"), describe_undo(message.plan))
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.write("undo", event_id, lambda s: s.undo(event_id))
+
+        self.push_screen(ConfirmScreen("Undo", detail, yes="Undo"), done)
+
+    @work(group="write", exit_on_error=False)
+    async def write(
+        self, verb: str, target: str, op: Callable[[MemoryStore], Awaitable[str | None]]
+    ) -> None:
+        store = self.store
+        if store is None:
+            return
+        try:
+            event_id = await op(store)
+            rows: list[Memory | CorruptRow] = []
+            if event_id is not None:
+                event = await store.event(event_id)
+                rows = await store.memories(event.record_ids)
+        except (Refused, ReadOnly, Busy) as exc:
+            self.post_message(WriteFailed(verb, str(exc)))
+            return
+        except StoreError as exc:
+            self.post_message(WriteFailed(verb, str(exc)))
+            return
+        self.post_message(WriteDone(verb, event_id, rows))
+
+    def on_write_failed(self, message: WriteFailed) -> None:
+        title = "Changed under you" if "changed since" in message.message else "Refused"
+        self.notify(f"{message.label}: {message.message}", title=title, severity="error", timeout=8)
+        if title == "Changed under you":
+            self.load_store()
+
+    def on_write_done(self, message: WriteDone) -> None:
+        if message.event_id is None:
+            self.notify(
+                f"Feedback {message.label} accepted but nothing changed (the same verdict is "
+                "already recorded, or it is older than the record)",
+                title="Unchanged",
+            )
+            return
+        first = message.rows[-1] if message.rows else None
+        target = f" · {first.id}" if first is not None else ""
+        self.notify(f"{DONE_LABELS.get(message.label, message.label)}{target}", title="Saved")
+        self._apply_rows(message.rows)
+        self._history_stale = True
+        if self.query_one("#tabs", TabbedContent).active == "history":
+            self.load_events()
+        search = self.query_one("#search-input", Input).value
+        if search.strip():
+            self.run_search(search)
+
+    def _apply_rows(self, rows: Sequence[Memory | CorruptRow]) -> None:
+        """Put changed records in place: the list keeps its order and its cursor."""
+        changed = {r.id: r for r in rows}
+        self.all_rows = [changed.pop(r.id, r) for r in self.all_rows] + list(changed.values())
+        for memory_id in (r.id for r in rows):
+            self._haystacks.pop(memory_id, None)
+        memory_list = self.query_one("#memory-list", MemoryList)
+        visible_now, _ = apply_view(rows, self.view, self._haystacks)
+        still = {r.id for r in visible_now}
+        needs_view = False
+        for r in rows:
+            if r.id in still:
+                if not memory_list.replace_row(r.id, r):
+                    needs_view = True
+            elif any(x.id == r.id for x in memory_list.rows):
+                needs_view = True
+        if needs_view:
+            self.apply_view()
+        else:
+            self.update_status()
+        for r in rows:
+            self.query_one("#search-results", MemoryList).replace_row(r.id, r)
 
     async def on_unmount(self) -> None:
         if self.store is not None:
@@ -128,7 +765,7 @@ async def _smoke(app: MemevoApp) -> str | None:
             await pilot.pause(0.05)
         if app.loaded is None:
             return None
-        shown = len(app.query_one(MemoryList).rows)
+        shown = len(app.query_one("#memory-list", MemoryList).rows)
         corrupt = len(app.loaded.load.corrupt)
         await pilot.press("q")
     return f"memevo-tui: smoke run ok: {shown} rows shown ({corrupt} corrupt)"
@@ -147,3 +784,6 @@ def run_app(
         return 0
     app.run()
     return 0
+
+
+__all__ = ["MemevoApp", "run_app"]

@@ -24,6 +24,7 @@ from store import (
     Refused,
 )
 from store._js import iso, parse_ms
+from store.search import search as search_memories
 from store.status import status as status_report
 
 from .text import one_line, visible
@@ -140,26 +141,6 @@ def _print_memory(m: Memory, out: TextIO) -> None:
     out.write(f"{'content':>13}:\n{visible(m.content, keep_newlines=True)}\n")
 
 
-def _matches(m: Memory, words: list[str]) -> int:
-    hay = (m.content + "\n" + "\n".join(m.search_terms)).casefold()
-    if not all(w in hay for w in words):
-        return 0
-    return sum(hay.count(w) for w in words)
-
-
-def simple_search(memories: tuple[Memory, ...], query: str, limit: int) -> list[Memory]:
-    """Active records containing every query word, best match × quality first."""
-    words = [w for w in query.casefold().split() if w]
-    if not words:
-        return []
-    scored = [
-        (_matches(m, words) * m.quality.factor, m) for m in memories if m.active and not m.disputed
-    ]
-    hits = [(s, m) for s, m in scored if s > 0]
-    hits.sort(key=lambda sm: (-sm[0], sm[1].id))
-    return [m for _, m in hits[:limit]]
-
-
 def list_order(memories: list[Memory]) -> list[Memory]:
     """pi's list order: evidence date descending, then id."""
     by_id = sorted(memories, key=lambda m: m.id)
@@ -192,7 +173,7 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, out: TextIO) ->
                 rows = [m for m in rows if m.quality.dormant]
             rows = list_order(rows)
         else:
-            rows = simple_search(load.memories, " ".join(args.query), args.limit)
+            rows = search_memories(load.memories, " ".join(args.query), args.limit)
         if as_json:
             emit([record_json(m) for m in rows])
         else:

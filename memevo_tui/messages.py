@@ -1,18 +1,25 @@
-"""App-wide messages posted by store workers."""
+"""App-wide messages: what store workers post back to the UI."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from textual.message import Message
 
-from store import MemoryLoad
+from store import CorruptRow, Event, Memory, MemoryLoad
+
+UndoPlan = list[tuple[dict[str, Any], dict[str, Any]]]
 
 
 class MemoriesLoaded(Message):
-    """A full read of the memories finished."""
+    """A read of the memories finished (``partial``: only a first screenful)."""
 
-    def __init__(self, load: MemoryLoad) -> None:
+    def __init__(self, load: MemoryLoad, *, partial: bool = False, total: int = 0) -> None:
         super().__init__()
         self.load = load
+        self.partial = partial
+        self.total = total
 
 
 class StoreFailed(Message):
@@ -21,3 +28,74 @@ class StoreFailed(Message):
     def __init__(self, message: str) -> None:
         super().__init__()
         self.message = message
+
+
+class RecordEvents(Message):
+    """One record's own events, for the detail pane."""
+
+    def __init__(
+        self, memory_id: str, events: Sequence[Event | CorruptRow], detail_id: str
+    ) -> None:
+        super().__init__()
+        self.memory_id = memory_id
+        self.events = events
+        self.detail_id = detail_id
+
+
+class EventsLoaded(Message):
+    """A page of the event history."""
+
+    def __init__(
+        self, rows: Sequence[Event | CorruptRow], *, append: bool, exhausted: bool
+    ) -> None:
+        super().__init__()
+        self.rows = rows
+        self.append = append
+        self.exhausted = exhausted
+
+
+class UndoPreview(Message):
+    """What undoing an event would write, or upstream's reason for refusing."""
+
+    def __init__(self, event_id: str, plan: UndoPlan | str) -> None:
+        super().__init__()
+        self.event_id = event_id
+        self.plan = plan
+
+
+class SearchResults(Message):
+    def __init__(self, query: str, rows: Sequence[Memory]) -> None:
+        super().__init__()
+        self.query = query
+        self.rows = rows
+
+
+class WriteDone(Message):
+    """A curation write committed (``event_id`` None: accepted, nothing recorded)."""
+
+    def __init__(
+        self, label: str, event_id: str | None, rows: Sequence[Memory | CorruptRow]
+    ) -> None:
+        super().__init__()
+        self.label = label
+        self.event_id = event_id
+        self.rows = rows
+
+
+class WriteFailed(Message):
+    """A curation write was refused or could not run; nothing was written."""
+
+    def __init__(self, label: str, message: str) -> None:
+        super().__init__()
+        self.label = label
+        self.message = message
+
+
+class UndoAsked(Message):
+    """An undo's preview is ready for the user to confirm (or its refusal to show)."""
+
+    def __init__(self, event_id: str, what: str, plan: UndoPlan | str) -> None:
+        super().__init__()
+        self.event_id = event_id
+        self.what = what
+        self.plan = plan

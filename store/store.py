@@ -47,6 +47,7 @@ from .rows import (
     parse_model_call,
     parse_source_row,
 )
+from .search import search as search_memories
 from .validate import record_problem, valid_identifier
 
 SUPPORTED_SCHEMAS = ("2", "3", "4", "5", "6", "7")
@@ -265,15 +266,32 @@ class MemoryStore:
 
     # ------------------------------------------------------------ reading
 
-    async def load_memories(self) -> MemoryLoad:
-        """Every memory row: valid ones typed, failing ones reported as corrupt."""
+    async def load_memories(self, *, yield_every: int | None = None) -> MemoryLoad:
+        """Every memory row: valid ones typed, failing ones reported as corrupt.
+
+        With ``yield_every``, the parse hands control back to the event loop
+        every that many rows, so a UI stays responsive while 100,000 rows load.
+        """
         async with self._reading() as db:
-            rows = await (
-                await db.execute("SELECT id, scope, hash, data FROM memories ORDER BY rowid")
-            ).fetchall()
+            rows = list(
+                await (
+                    await db.execute("SELECT id, scope, hash, data FROM memories ORDER BY rowid")
+                ).fetchall()
+            )
         now = self.now_ms()
         good: list[Memory] = []
         bad: list[CorruptRow] = []
+        step = yield_every or len(rows) or 1
+        for start in range(0, len(rows), step):
+            self._parse_rows(rows[start : start + step], now, good, bad)
+            if yield_every:
+                await asyncio.sleep(0)
+        return MemoryLoad(tuple(good), tuple(bad))
+
+    @staticmethod
+    def _parse_rows(
+        rows: Sequence[Any], now: float, good: list[Memory], bad: list[CorruptRow]
+    ) -> None:
         # A bulk parse creates only acyclic objects: pausing the cycle collector
         # saves it from rescanning a growing heap hundreds of times.
         collecting = gc.isenabled()
@@ -288,7 +306,45 @@ class MemoryStore:
         finally:
             if collecting:
                 gc.enable()
+
+    async def recent_memories(self, limit: int) -> MemoryLoad:
+        """The ``limit`` most recently inserted rows: a cheap first screenful."""
+        async with self._reading() as db:
+            rows = await (
+                await db.execute(
+                    "SELECT id, scope, hash, data FROM memories ORDER BY rowid DESC LIMIT ?",
+                    (limit,),
+                )
+            ).fetchall()
+        good: list[Memory] = []
+        bad: list[CorruptRow] = []
+        self._parse_rows(list(rows), self.now_ms(), good, bad)
         return MemoryLoad(tuple(good), tuple(bad))
+
+    async def memory_count(self) -> int:
+        async with self._reading() as db:
+            row = await (await db.execute("SELECT count(*) FROM memories")).fetchone()
+        return int(row[0]) if row else 0
+
+    async def memories(self, ids: Sequence[str]) -> list[Memory | CorruptRow]:
+        """The current rows for these ids (missing ids are left out)."""
+        out: list[Memory | CorruptRow] = []
+        now = self.now_ms()
+        async with self._reading() as db:
+            for memory_id in ids:
+                row = await (
+                    await db.execute(
+                        "SELECT id, scope, hash, data FROM memories WHERE id=?", (memory_id,)
+                    )
+                ).fetchone()
+                if row is not None:
+                    out.append(parse_memory_row(row[0], row[1], row[2], row[3], now))
+        return out
+
+    async def search(self, query: str, limit: int = 10) -> list[Memory]:
+        """Explicit search, as ``/memory search`` (dormant included). One call to swap."""
+        load = await self.load_memories()
+        return search_memories(load.memories, query, limit)
 
     async def memory(self, memory_id: str) -> Memory:
         async with self._reading() as db:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from store import CorruptRow, Memory
+from store import CorruptRow, Event, Memory
 from store._js import iso, parse_ms
 
 from ..glyphs import STATE_MEANINGS, badge, freshness_bar, state_of
@@ -80,15 +82,35 @@ def describe(row: Memory | CorruptRow | None) -> Text:
     field("entry", row.source_entry_id)
     field("search terms", ", ".join(row.search_terms) or "-")
     field("suppressed", f"{len(row.suppressed_hashes)} earlier text(s) blocked")
+    out.append("\n")
+    return out
+
+
+def describe_events(events: Sequence[Event | CorruptRow]) -> Text:
+    out = Text()
+    out.append(f"History ({len(events)} event(s), newest first)\n", style="bold underline")
+    for e in events:
+        if isinstance(e, CorruptRow):
+            out.append(f"  corrupt event {visible(e.id)}: {e.reason}\n", style="italic")
+            continue
+        out.append(f"  {e.at[:16].replace('T', ' ')}  ", style="dim")
+        out.append(f"{e.actor:<8} ", style="bold")
+        out.append(visible(e.reason)[:120])
+        out.append("\n")
     return out
 
 
 class MemoryDetail(VerticalScroll, can_focus=True):
-    """Scrollable details of one record."""
+    """Scrollable details of one record, then its own events."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-body")
+        yield Static(id="detail-events")
 
     def show(self, row: Memory | CorruptRow | None) -> None:
         self.query_one("#detail-body", Static).update(describe(row))
+        self.query_one("#detail-events", Static).update("")
         self.scroll_home(animate=False)
+
+    def show_events(self, events: Sequence[Event | CorruptRow]) -> None:
+        self.query_one("#detail-events", Static).update(describe_events(events))

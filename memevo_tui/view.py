@@ -1,0 +1,186 @@
+"""What the memory list shows: filtering and sorting, as pure functions over typed rows.
+
+A filter is typed as one line: free words match the content, id, origin and
+search terms (all words must match, case-insensitively); ``key:value`` tokens
+narrow by field, with commas for alternatives:
+
+    kind:fact,decision  status:confirmed  origin:webshop  state:dormant  is:pinned
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from store import CorruptRow, Memory
+from store._js import parse_ms
+
+from .glyphs import KIND_LABELS
+
+Row = Memory | CorruptRow
+
+HIDDEN_STATUSES = frozenset(("forgotten", "conflicted"))
+FIELD_ALIASES = {
+    "kind": "kind",
+    "k": "kind",
+    "status": "status",
+    "st": "status",
+    "origin": "origin",
+    "o": "origin",
+    "scope": "origin",
+    "state": "state",
+    "s": "state",
+    "is": "is",
+}
+KIND_NAMES = {label: kind for kind, label in KIND_LABELS.items()} | {k: k for k in KIND_LABELS}
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    words: tuple[str, ...] = ()
+    kinds: frozenset[str] = frozenset()
+    statuses: frozenset[str] = frozenset()
+    origins: tuple[str, ...] = ()
+    states: frozenset[str] = frozenset()
+    pinned: bool | None = None
+    errors: tuple[str, ...] = field(default=())
+
+    @property
+    def names_hidden(self) -> bool:
+        """True when the filter itself asks for forgotten or conflicted records."""
+        return bool(self.statuses & HIDDEN_STATUSES or self.states & HIDDEN_STATUSES)
+
+
+def parse_filter(query: str) -> Filter:
+    words: list[str] = []
+    kinds: set[str] = set()
+    statuses: set[str] = set()
+    origins: list[str] = []
+    states: set[str] = set()
+    pinned: bool | None = None
+    errors: list[str] = []
+    for token in query.split():
+        key, sep, value = token.partition(":")
+        name = FIELD_ALIASES.get(key.casefold()) if sep else None
+        if name is None:
+            words.append(token.casefold())
+            continue
+        values = [v for v in value.casefold().split(",") if v]
+        if not values:
+            errors.append(f"{key}: needs a value")
+        for v in values:
+            if name == "kind":
+                if v in KIND_NAMES:
+                    kinds.add(KIND_NAMES[v])
+                else:
+                    errors.append(f"unknown kind {v!r}")
+            elif name == "status":
+                statuses.add(v)
+            elif name == "origin":
+                origins.append(v)
+            elif name == "state":
+                states.add(v)
+            elif v in ("pinned", "unpinned"):
+                pinned = v == "pinned"
+            else:
+                states.add(v)
+    return Filter(
+        tuple(words),
+        frozenset(kinds),
+        frozenset(statuses),
+        tuple(origins),
+        frozenset(states),
+        pinned,
+        tuple(errors),
+    )
+
+
+def origin_name(scope: str) -> str:
+    return PurePosixPath(scope).name or scope
+
+
+def haystack(m: Memory) -> str:
+    return " ".join((m.content, m.id, m.scope, *m.search_terms)).casefold()
+
+
+def matches(m: Memory, f: Filter, cache: dict[str, str] | None = None) -> bool:
+    if f.kinds and m.kind not in f.kinds:
+        return False
+    if f.statuses and m.status not in f.statuses:
+        return False
+    if f.states and m.state not in f.states:
+        return False
+    if f.pinned is not None and m.pinned != f.pinned:
+        return False
+    if f.origins and not any(o in m.scope.casefold() for o in f.origins):
+        return False
+    if f.words:
+        if cache is not None:
+            text = cache.get(m.id)
+            if text is None:
+                text = cache[m.id] = haystack(m)
+        else:
+            text = haystack(m)
+        return all(w in text for w in f.words)
+    return True
+
+
+def _feedback_rank(m: Memory) -> int:
+    score = 0
+    if m.utility is not None:
+        score += 1 if m.utility.verdict == "useful" else -1
+    if m.accuracy is not None:
+        score += 2 if m.accuracy.verdict == "accurate" else -2
+    return score
+
+
+STATE_ORDER = {
+    s: i
+    for i, s in enumerate(
+        ("pinned", "fresh", "aging", "dormant", "disputed", "conflicted", "forgotten")
+    )
+}
+
+SORT_KEYS: dict[str, tuple[str, Callable[[Memory], object]]] = {
+    "updated": ("updated", lambda m: parse_ms(m.updated_at) or 0.0),
+    "confirmed": ("confirmed", lambda m: parse_ms(m.quality.confirmed_at) or 0.0),
+    "fresh": ("freshness", lambda m: m.quality.freshness),
+    "state": ("state", lambda m: STATE_ORDER.get(m.state, 99)),
+    "kind": ("kind", lambda m: m.kind),
+    "status": ("status", lambda m: m.status),
+    "origin": ("origin", lambda m: origin_name(m.scope).casefold()),
+    "evidence": ("evidence", lambda m: m.quality.evidence_weight),
+    "feedback": ("feedback", _feedback_rank),
+    "content": ("content", lambda m: m.content.casefold()),
+}
+SORT_ORDER = tuple(SORT_KEYS)
+DEFAULT_DESCENDING = frozenset(("updated", "confirmed", "fresh", "evidence", "feedback"))
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    query: str = ""
+    show_hidden: bool = False
+    sort: str = "updated"
+    descending: bool = True
+
+
+def apply_view(
+    rows: Iterable[Row], view: View, cache: dict[str, str] | None = None
+) -> tuple[list[Row], Filter]:
+    """The rows to show, in order: corrupt rows first (always visible), then matches."""
+    f = parse_filter(view.query)
+    show_hidden = view.show_hidden or f.names_hidden
+    corrupt: list[Row] = []
+    shown: list[Memory] = []
+    for row in rows:
+        if isinstance(row, CorruptRow):
+            if not f.words or any(w in (row.id + row.reason).casefold() for w in f.words):
+                corrupt.append(row)
+        elif (show_hidden or row.status not in HIDDEN_STATUSES) and matches(row, f, cache):
+            shown.append(row)
+    key = SORT_KEYS[view.sort][1]
+    shown.sort(key=lambda m: m.id)
+    shown.sort(key=key, reverse=view.descending)  # type: ignore[arg-type]
+    return [*corrupt, *shown], f
