@@ -111,21 +111,93 @@ class MemevoApp(App[None]):
     COMMANDS = App.COMMANDS | {MemevoCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("question_mark", "help", "Help", id="app.help", key_display="?"),
-        Binding("slash", "filter", "Filter", id="app.filter", key_display="/"),
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit memevo-tui"),
         Binding(
-            "a", "toggle_hidden", "All", id="app.toggle_hidden", tooltip="Show forgotten/conflicted"
+            "question_mark",
+            "help",
+            "Help",
+            id="app.help",
+            key_display="?",
+            tooltip="This help: keys, states, filter syntax",
         ),
-        Binding("o", "cycle_sort", "Sort", id="app.sort"),
-        Binding("O", "reverse_sort", "Reverse", id="app.reverse_sort", show=False),
-        Binding("m", "show_tab('memories')", "Memories", id="app.memories", show=False),
-        Binding("h", "show_tab('history')", "History", id="app.history"),
-        Binding("s", "show_tab('search')", "Search", id="app.search"),
-        Binding("ctrl+r", "reload", "Reload", id="app.reload", show=False),
-        Binding("escape", "escape", "Back", id="app.escape", show=False),
-        Binding("tab", "focus_next", "Next pane", show=False, id="app.focus_next"),
-        Binding("shift+tab", "focus_previous", "Previous pane", show=False, id="app.focus_prev"),
+        Binding(
+            "slash",
+            "filter",
+            "Filter",
+            id="app.filter",
+            key_display="/",
+            tooltip="Filter the memory list as you type",
+        ),
+        Binding(
+            "a",
+            "toggle_hidden",
+            "All",
+            id="app.toggle_hidden",
+            tooltip="Show or hide forgotten and conflicted records",
+        ),
+        Binding("o", "cycle_sort", "Sort", id="app.sort", tooltip="Sort by the next column"),
+        Binding(
+            "O",
+            "reverse_sort",
+            "Reverse",
+            id="app.reverse_sort",
+            show=False,
+            tooltip="Reverse the sort order",
+        ),
+        Binding(
+            "m",
+            "show_tab('memories')",
+            "Memories",
+            id="app.memories",
+            show=False,
+            tooltip="Show the memory list",
+        ),
+        Binding(
+            "h",
+            "show_tab('history')",
+            "History",
+            id="app.history",
+            tooltip="Show the event history",
+        ),
+        Binding(
+            "s",
+            "show_tab('search')",
+            "Search",
+            id="app.search",
+            tooltip="Search like /memory search",
+        ),
+        Binding(
+            "ctrl+r",
+            "reload",
+            "Reload",
+            id="app.reload",
+            show=False,
+            tooltip="Reload everything from the store",
+        ),
+        Binding(
+            "escape",
+            "escape",
+            "Back",
+            id="app.escape",
+            show=False,
+            tooltip="Leave the filter or search box; clear a conflict mark",
+        ),
+        Binding(
+            "tab",
+            "focus_next",
+            "Next pane",
+            show=False,
+            id="app.focus_next",
+            tooltip="Next pane",
+        ),
+        Binding(
+            "shift+tab",
+            "focus_previous",
+            "Previous pane",
+            show=False,
+            id="app.focus_prev",
+            tooltip="Previous pane",
+        ),
     ]
 
     NARROW = 110
@@ -139,9 +211,11 @@ class MemevoApp(App[None]):
         clock: Clock = system_clock,
         label: str | None = None,
         keymap: dict[str, str] | None = None,
+        new_id: Callable[[], str] | None = None,
     ) -> None:
         super().__init__()
         self.db_path = db_path
+        self.new_id = new_id
         self.read_only = read_only
         self.clock = clock
         self.label = label
@@ -204,7 +278,9 @@ class MemevoApp(App[None]):
             self.set_keymap(self._user_keymap)
         if self._keymap_error:
             self.notify(self._keymap_error, severity="warning")
-        self.query_one("#search-results", MemoryList).empty_text = "Type a query above."
+        results = self.query_one("#search-results", MemoryList)
+        results.empty_text = "Type a query above."
+        results.sort_key = None  # results come in relevance order
         self.query_one("#memory-list", MemoryList).empty_text = "Loading…"
         self.query_one("#memory-list", MemoryList).focus()
         self.update_status()
@@ -214,9 +290,14 @@ class MemevoApp(App[None]):
 
     async def _open(self) -> MemoryStore:
         if self.store is None:
-            self.store = await MemoryStore.open(
-                self.db_path, read_only=self.read_only, clock=self.clock
-            )
+            if self.new_id is not None:
+                self.store = await MemoryStore.open(
+                    self.db_path, read_only=self.read_only, clock=self.clock, new_id=self.new_id
+                )
+            else:
+                self.store = await MemoryStore.open(
+                    self.db_path, read_only=self.read_only, clock=self.clock
+                )
             if self.store.read_only:
                 self.sub_title = f"{self.short_path} (read-only: {self.store.read_only_reason})"
         return self.store

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -23,8 +25,21 @@ def snapshot_copy(name: str, tmp_path: Path) -> Path:
     return target
 
 
+def counter_ids() -> Callable[[], str]:
+    """Deterministic UUID-shaped ids, so snapshots of new events are stable."""
+    state = {"n": 0}
+
+    def new_id() -> str:
+        state["n"] += 1
+        return str(uuid.UUID(int=(0x7E57 << 96) | state["n"], version=4))
+
+    return new_id
+
+
 def make_app(path: Path, *, read_only: bool = False, now: str = FIXTURE_NOW) -> MemevoApp:
-    return MemevoApp(path, read_only=read_only, clock=fixed_clock(now))
+    return MemevoApp(
+        path, read_only=read_only, clock=fixed_clock(now), keymap={}, new_id=counter_ids()
+    )
 
 
 async def wait_loaded(pilot: Pilot[None]) -> None:

@@ -1,22 +1,80 @@
-"""Snapshots pin the look, with a fixed clock and fixed fixtures."""
+"""Snapshots pin the look, with a fixed clock and fixed fixtures.
+
+Review ``snapshot_report.html`` before running ``--snapshot-update``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 from apphelpers import make_app, snapshot_copy, wait_loaded
 
+SIZES = pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
+Before = Callable[[Pilot[None]], Awaitable[None]]
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
-def test_memory_list_realistic(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+
+def then(*keys: str) -> Before:
+    """Wait for the store, press ``keys``, and wait for every worker to finish."""
+
+    async def run(pilot: Pilot[None]) -> None:
+        await wait_loaded(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+            await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    return run
+
+
+@SIZES
+def test_list(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
-    assert snap_compare(app, terminal_size=size, run_before=wait_loaded, press=["j", "j"])
+    assert snap_compare(app, terminal_size=size, run_before=then("j", "j"))
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
-def test_memory_list_hostile(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+@SIZES
+def test_list_all_sorted_by_state(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    assert snap_compare(app, terminal_size=size, run_before=then("a", "o", "o", "o", "O"))
+
+
+@SIZES
+def test_detail_of_a_reinforced_record(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    keys = ["slash", *"914865763607d795d17d5853", "enter", "tab"]
+    assert snap_compare(app, terminal_size=size, run_before=then(*keys))
+
+
+@SIZES
+def test_history_with_undo_preview(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    assert snap_compare(app, terminal_size=size, run_before=then("p", "h"))
+
+
+@SIZES
+def test_search(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    keys = ["s", *"postgres", "enter", "j"]
+    assert snap_compare(app, terminal_size=size, run_before=then(*keys))
+
+
+@SIZES
+def test_help(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    assert snap_compare(app, terminal_size=size, run_before=then("question_mark"))
+
+
+@SIZES
+def test_hostile(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(snapshot_copy("hostile.sqlite", tmp_path))
-    assert snap_compare(app, terminal_size=size, run_before=wait_loaded)
+    assert snap_compare(app, terminal_size=size, run_before=then("a", *["j"] * 8))

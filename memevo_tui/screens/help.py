@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -38,7 +39,11 @@ def key_rows(
             if not isinstance(b, Binding) or not b.id:
                 continue
             keys = keymap.get(b.id, b.key)
-            table.add_row(where, keys.replace(",", " / "), b.description or b.action, b.id)
+            shown = " / ".join(
+                b.key_display if b.key_display and keys == b.key else format_key(k.strip())
+                for k in keys.split(",")
+            )
+            table.add_row(where, shown, b.tooltip or b.description or b.action, b.id)
     return table
 
 

@@ -72,7 +72,7 @@ class MemoryList(VirtualList[Row]):
         Column("status", "STATUS", 11),
         Column("fresh", "FRESH", 5),
         Column("state", "STATE", 12),
-        Column("origin", "ORIGIN", 12),
+        Column("origin", "ORIGIN", 10),
         Column("updated", "UPDATED", 10),
         Column("confirmed", "CONF", 6),
         Column("evidence", "EVID", 7),
@@ -100,16 +100,73 @@ class MemoryList(VirtualList[Row]):
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("p", "curate('pin')", "Pin/unpin", id="memory.pin", tooltip="Pin or unpin"),
-        Binding("1", "curate('useful')", "Useful", id="memory.useful", show=False),
-        Binding("2", "curate('unhelpful')", "Unhelpful", id="memory.unhelpful", show=False),
-        Binding("3", "curate('accurate')", "Accurate", id="memory.accurate", show=False),
-        Binding("4", "curate('incorrect')", "Incorrect", id="memory.incorrect", show=False),
-        Binding("d", "curate('forget')", "Forget", id="memory.forget"),
-        Binding("e", "curate('correct')", "Correct", id="memory.correct"),
-        Binding("r", "curate('resolve')", "Resolve", id="memory.resolve"),
-        Binding("c", "curate('conflict')", "Conflict", id="memory.conflict", show=False),
-        Binding("u", "curate('undo')", "Undo last", id="memory.undo"),
+        Binding(
+            "p", "curate('pin')", "Pin/unpin", id="memory.pin", tooltip="Pin or unpin the record"
+        ),
+        Binding(
+            "1",
+            "curate('useful')",
+            "Useful",
+            id="memory.useful",
+            show=False,
+            tooltip="Feedback: useful",
+        ),
+        Binding(
+            "2",
+            "curate('unhelpful')",
+            "Unhelpful",
+            id="memory.unhelpful",
+            show=False,
+            tooltip="Feedback: unhelpful",
+        ),
+        Binding(
+            "3",
+            "curate('accurate')",
+            "Accurate",
+            id="memory.accurate",
+            show=False,
+            tooltip="Feedback: accurate",
+        ),
+        Binding(
+            "4",
+            "curate('incorrect')",
+            "Incorrect",
+            id="memory.incorrect",
+            show=False,
+            tooltip="Feedback: incorrect (quarantines the record)",
+        ),
+        Binding(
+            "d", "curate('forget')", "Forget", id="memory.forget", tooltip="Forget (asks first)"
+        ),
+        Binding(
+            "e",
+            "curate('correct')",
+            "Correct",
+            id="memory.correct",
+            tooltip="Correct the text in an editor",
+        ),
+        Binding(
+            "r",
+            "curate('resolve')",
+            "Resolve",
+            id="memory.resolve",
+            tooltip="Resolve a conflicted record as confirmed",
+        ),
+        Binding(
+            "c",
+            "curate('conflict')",
+            "Conflict",
+            id="memory.conflict",
+            show=False,
+            tooltip="Mark, then pick the contradicting record and press again",
+        ),
+        Binding(
+            "u",
+            "curate('undo')",
+            "Undo last",
+            id="memory.undo",
+            tooltip="Undo the record's last event (shows a preview)",
+        ),
     ]
 
     class Highlighted(VirtualList.Highlighted):

@@ -51,12 +51,26 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
     CLASS_PREFIX: ClassVar[str] = "virtual-list"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down,j", "cursor_down", "Down", show=False, id="list.down"),
-        Binding("up,k", "cursor_up", "Up", show=False, id="list.up"),
-        Binding("g,home", "first", "First", show=False, id="list.first"),
-        Binding("G,end", "last", "Last", show=False, id="list.last"),
-        Binding("pagedown,ctrl+d", "page_down", "Page down", show=False, id="list.page_down"),
-        Binding("pageup,ctrl+u", "page_up", "Page up", show=False, id="list.page_up"),
+        Binding("down,j", "cursor_down", "Down", show=False, id="list.down", tooltip="Next row"),
+        Binding("up,k", "cursor_up", "Up", show=False, id="list.up", tooltip="Previous row"),
+        Binding("g,home", "first", "First", show=False, id="list.first", tooltip="First row"),
+        Binding("G,end", "last", "Last", show=False, id="list.last", tooltip="Last row"),
+        Binding(
+            "pagedown,ctrl+d",
+            "page_down",
+            "Page down",
+            show=False,
+            id="list.page_down",
+            tooltip="Page down",
+        ),
+        Binding(
+            "pageup,ctrl+u",
+            "page_up",
+            "Page up",
+            show=False,
+            id="list.page_up",
+            tooltip="Page up",
+        ),
     ]
 
     cursor: reactive[int] = reactive(0, always_update=True)
