@@ -50,5 +50,6 @@ async def wait_loaded(pilot: Pilot[None]) -> None:
             break
         await pilot.pause(0.02)
     assert app.loaded is not None, "the memories never loaded"
+    await pilot.pause(0.06)  # the detail pane follows the cursor after 30 ms
     await app.workers.wait_for_complete()
     await pilot.pause()

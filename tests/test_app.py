@@ -67,7 +67,8 @@ class Notes:
 
 
 async def settle(pilot: Pilot[None]) -> None:
-    await pilot.pause()
+    """Let timers (the detail pane follows the cursor after 30 ms) and workers finish."""
+    await pilot.pause(0.06)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 
@@ -98,6 +99,7 @@ async def test_browse_sort_filter_and_toggle(realistic: Path) -> None:
         assert memory_list(app).cursor == len(rows) - 1
         await pilot.press("g")
         assert memory_list(app).cursor == 0
+        await settle(pilot)
         body = str(app.query_one("#detail-body").render())
         assert first.content[:30] in body
         await settle(pilot)

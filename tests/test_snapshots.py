@@ -27,6 +27,8 @@ def then(*keys: str) -> Before:
             await pilot.press(key)
             await pilot.pause()
             await pilot.app.workers.wait_for_complete()
+        await pilot.pause(0.06)  # the detail pane follows the cursor after 30 ms
+        await pilot.app.workers.wait_for_complete()
         await pilot.pause()
 
     return run

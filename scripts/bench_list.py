@@ -1,0 +1,215 @@
+"""Benchmark: the dashboard's memory list against a plain DataTable, at 1k, 10k and 100k.
+
+For each size, each implementation runs headless in its own process (so peak
+memory is its own) on the same synthetic store and reports:
+
+* first paint: from creating the app until the list shows rows (for the
+  dashboard that is the first screenful; the rest keeps loading),
+* full load: until every row is in the list,
+* keypress: the time for one cursor-down press to be handled and redrawn
+  (median and p95 over 40 presses),
+* peak RSS of the process.
+
+Goals (issue 4): first paint under 1 s at 100k and at least 8x faster than the
+DataTable baseline; keypress under 30 ms.
+
+    python scripts/bench_list.py [--sizes 1000,10000,100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class DrawProbe:
+    """Records when a list widget last drew a line, and with which cursor."""
+
+    def __init__(self, widget_class: type, cursor_of: Any) -> None:
+        self.first_row_drawn: float | None = None
+        self.drawn_cursor: int | None = None
+        self.drawn_at = 0.0
+        original = widget_class.render_line
+        probe = self
+
+        def render_line(widget: Any, y: int) -> Any:
+            strip = original(widget, y)
+            now = time.perf_counter()
+            if y >= 1 and probe.first_row_drawn is None and widget_has_rows(widget):
+                probe.first_row_drawn = now
+            probe.drawn_cursor = cursor_of(widget)
+            probe.drawn_at = now
+            return strip
+
+        widget_class.render_line = render_line
+
+
+def widget_has_rows(widget: Any) -> bool:
+    rows = getattr(widget, "rows", None)
+    if rows is not None:
+        return bool(rows)
+    return bool(getattr(widget, "row_count", 0))
+
+
+async def keypresses(pilot: Any, probe: DrawProbe, key: str, cursor: Any) -> list[float]:
+    """Key posted -> the list redrawn with the new cursor, for 40 presses."""
+    from textual import events
+
+    app = pilot.app
+    times = []
+    for _ in range(40):
+        target = cursor() + 1
+        focused = app.focused
+        t = time.perf_counter()
+        app.post_message(events.Key(key, None))
+        while not (probe.drawn_cursor == target and probe.drawn_at > t):
+            await asyncio.sleep(0.0005)
+            if time.perf_counter() - t > 2:
+                raise RuntimeError(f"no redraw after {key!r} (focused: {focused})")
+        times.append(probe.drawn_at - t)
+        await pilot.pause()
+    return times
+
+
+async def measure_dashboard(path: Path) -> dict[str, Any]:
+    from synthetic import NOW_MS
+
+    from memevo_tui.app import MemevoApp
+    from memevo_tui.widgets.memory_list import MemoryList
+
+    probe = DrawProbe(MemoryList, lambda w: w.cursor)
+    start = time.perf_counter()
+    app = MemevoApp(path, read_only=True, clock=lambda: NOW_MS, keymap={})
+    async with app.run_test(size=(160, 50)) as pilot:
+        memory_list = app.query_one("#memory-list", MemoryList)
+        while probe.first_row_drawn is None:
+            await asyncio.sleep(0.001)
+        first = probe.first_row_drawn - start
+        while app.loaded is None:
+            await pilot.pause(0.01)
+        await pilot.pause()
+        full = time.perf_counter() - start
+        presses = await keypresses(pilot, probe, "j", lambda: memory_list.cursor)
+        rows = len(memory_list.rows)
+    return {"first": first, "full": full, "presses": presses, "rows": rows}
+
+
+async def measure_datatable(path: Path) -> dict[str, Any]:
+    from synthetic import NOW_MS
+    from textual import work
+    from textual.app import App, ComposeResult
+    from textual.widgets import DataTable
+
+    from memevo_tui.widgets.memory_list import memory_cells
+    from store import MemoryStore
+
+    columns = ("kind", "status", "fresh", "state", "origin", "updated", "content")
+
+    class Baseline(App[None]):
+        loaded = False
+
+        def compose(self) -> ComposeResult:
+            yield DataTable(cursor_type="row")
+
+        def on_mount(self) -> None:
+            table = self.query_one(DataTable)
+            table.add_columns(*columns)
+            table.focus()
+            self.load()
+
+        @work
+        async def load(self) -> None:
+            async with await MemoryStore.open(path, read_only=True, clock=lambda: NOW_MS) as s:
+                load = await s.load_memories()
+            table = self.query_one(DataTable)
+            table.add_rows([[memory_cells(m)[c] for c in columns] for m in load.memories])
+            self.loaded = True
+
+    probe = DrawProbe(DataTable, lambda w: w.cursor_row)
+    start = time.perf_counter()
+    app = Baseline()
+    async with app.run_test(size=(160, 50)) as pilot:
+        table = app.query_one(DataTable)
+        while probe.first_row_drawn is None:
+            await asyncio.sleep(0.001)
+        first = probe.first_row_drawn - start
+        await pilot.pause()
+        presses = await keypresses(pilot, probe, "down", lambda: table.cursor_row)
+        rows = table.row_count
+    return {"first": first, "full": first, "presses": presses, "rows": rows}
+
+
+def child(kind: str, path: str) -> None:
+    fn = measure_dashboard if kind == "dashboard" else measure_datatable
+    result = asyncio.run(fn(Path(path)))
+    result["peak_mb"] = peak_mb()
+    print(json.dumps(result))
+
+
+def run_child(kind: str, path: Path) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", kind, str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    if out.returncode != 0:
+        raise SystemExit(f"{kind} failed:\n{out.stderr[-3000:]}")
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--child", nargs=2, metavar=("KIND", "PATH"))
+    args = parser.parse_args()
+    if args.child:
+        child(*args.child)
+        return
+    from synthetic import build_synthetic
+
+    header = (
+        f"{'rows':>8} {'impl':<10} {'first paint':>12} {'full load':>10} "
+        f"{'key p50':>8} {'key p95':>8} {'peak RSS':>9}"
+    )
+    print(header)
+    print("-" * len(header))
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (int(x) for x in args.sizes.split(",")):
+            path = Path(tmp) / f"s{n}.sqlite"
+            build_synthetic(path, n)
+            results = {kind: run_child(kind, path) for kind in ("dashboard", "datatable")}
+            for kind, r in results.items():
+                keys = sorted(r["presses"])
+                p95 = keys[int(len(keys) * 0.95) - 1]
+                print(
+                    f"{n:>8,} {kind:<10} {r['first'] * 1000:>10.0f}ms {r['full'] * 1000:>8.0f}ms "
+                    f"{statistics.median(keys) * 1000:>6.1f}ms {p95 * 1000:>6.1f}ms "
+                    f"{r['peak_mb']:>7.0f}MB"
+                )
+            ratio = results["datatable"]["first"] / results["dashboard"]["first"]
+            print(f"{'':>8} first paint: dashboard is {ratio:.1f}x faster than the DataTable")
+
+
+if __name__ == "__main__":
+    main()
