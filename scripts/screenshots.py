@@ -12,7 +12,8 @@ import asyncio
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
+import uuid
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,20 +42,41 @@ async def shoot(app: MemevoApp, name: str, size: tuple[int, int], keys: Sequence
     print(f"wrote screenshots/{name}.svg")
 
 
+def ids() -> Callable[[], str]:
+    state = {"n": 0}
+
+    def new_id() -> str:
+        state["n"] += 1
+        return str(uuid.UUID(int=(0xD0C5 << 96) | state["n"], version=4))
+
+    return new_id
+
+
 async def main() -> None:
     OUT.mkdir(exist_ok=True)
     clock = fixed_clock(NOW)
     with tempfile.TemporaryDirectory() as tmp:
-        demo = await build_demo_async(Path(tmp) / "memory.sqlite", now_ms=clock())
+        template = await build_demo_async(Path(tmp) / "template.sqlite", now_ms=clock())
         label = "demo store (temporary copy)"
-        await shoot(MemevoApp(demo, clock=clock, label=label), "dashboard", (150, 42), ["j"] * 12)
-        await shoot(MemevoApp(demo, clock=clock, label=label), "dashboard-80x24", (80, 24))
+
+        def demo() -> MemevoApp:
+            # each shot starts from the same store (the history shot writes to it)
+            path = Path(tmp) / "memory.sqlite"
+            shutil.copyfile(template, path)
+            path.chmod(0o600)
+            return MemevoApp(path, clock=clock, label=label, keymap={}, new_id=ids())
+
+        await shoot(demo(), "dashboard", (150, 42), ["a", *["j"] * 12])
+        await shoot(demo(), "dashboard-80x24", (80, 24))
+        await shoot(demo(), "history", (150, 42), ["j", "j", "1", "h"])
+        await shoot(demo(), "search", (150, 42), ["s", *"caddy", "enter"])
+        await shoot(demo(), "help", (150, 42), ["question_mark"])
         if HOSTILE.is_file():
             hostile = Path(tmp) / "hostile.sqlite"
             shutil.copyfile(HOSTILE, hostile)
             hostile.chmod(0o600)
-            app = MemevoApp(hostile, clock=fixed_clock("2026-11-01T12:00:00.000Z"))
-            await shoot(app, "hostile", (150, 42), ["j"] * 9)
+            app = MemevoApp(hostile, clock=fixed_clock("2026-11-01T12:00:00.000Z"), keymap={})
+            await shoot(app, "hostile", (150, 42), ["a", *["j"] * 9])
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -291,20 +292,41 @@ async def _build(path: Path, now_ms: float) -> None:
     async def manual(days_ago: float) -> None:
         clock.t = at(days_ago)
 
-    # --- history: captures learned by a model, nothing else happening to them
-    for s in _HISTORY:
-        sid = await capture("summary", s.scope, at(s.days_ago), s.text)
-        await learn(sid, [])
+    # Every step is (days ago, action); they run oldest first, so event order
+    # (rowid) agrees with time, as it does in a store pi wrote.
+    steps: list[tuple[float, Callable[[], Awaitable[object]]]] = []
+    undo_target: dict[str, str | None] = {}
 
-    # a user statement from long ago, learned as a user_statement preference
-    sid = await capture(
-        "user",
+    def session(s: _Summary, claims: list[ClaimIn], model: str = SONNET) -> None:
+        async def run() -> None:
+            sid = await capture("summary", s.scope, at(s.days_ago), s.text)
+            await learn(sid, claims, model)
+
+        steps.append((s.days_ago, run))
+
+    def statement(days: float, scope: str, text: str, claims: list[ClaimIn], **extra: Any) -> None:
+        kind = "progress" if "targets" in extra else "user"
+
+        async def run() -> None:
+            sid = await capture(kind, scope, at(days), text, **extra)
+            await learn(sid, claims, cost=0.0081 if kind == "progress" else 0.0123)
+
+        steps.append((days, run))
+
+    def curate(days: float, action: Callable[[], Awaitable[object]]) -> None:
+        async def run() -> None:
+            await manual(days)
+            await action()
+
+        steps.append((days, run))
+
+    # history: captures learned by a model, nothing else happening to them
+    for s in _HISTORY:
+        session(s, [])
+    statement(
+        500,
         SHOP,
-        at(500),
         "Please always use British spelling in user-facing copy.",
-    )
-    await learn(
-        sid,
         [
             ClaimIn(
                 "preference",
@@ -313,10 +335,8 @@ async def _build(path: Path, now_ms: float) -> None:
             )
         ],
     )
-
-    # --- the month: captures, learning with replacements and reaffirmations
+    # the month: learning with a replacement, an alias annotation and reaffirmations
     for s in _MONTH:
-        sid = await capture("summary", s.scope, at(s.days_ago), s.text)
         claims: list[ClaimIn] = []
         if s.days_ago == 27:
             claims.append(
@@ -336,17 +356,12 @@ async def _build(path: Path, now_ms: float) -> None:
                     search_terms=("charts", "uPlot", "graphs"),
                 )
             )
-        await learn(sid, claims, MINI if s.days_ago == 6 else SONNET)
-
+        session(s, claims, MINI if s.days_ago == 6 else SONNET)
     # a user statement that outranks a summary-derived decision
-    sid = await capture(
-        "user",
+    statement(
+        4,
         LAB,
-        at(4),
         "Alerts no longer go to a ntfy topic: Alertmanager now pages through Pushover.",
-    )
-    await learn(
-        sid,
         [
             ClaimIn(
                 "decision",
@@ -355,143 +370,133 @@ async def _build(path: Path, now_ms: float) -> None:
             )
         ],
     )
-
     # a progress observation updating a project state
     target = rid(SHOP, "project_state", "[pending] Cut release 2.4 after the chart review")
-    sid = await capture(
-        "progress",
+    statement(
+        1.2,
         SHOP,
-        at(1.2),
         js_json({"request": "cut the release", "completion": "completed", "observations": []}),
-        targets=[target],
-    )
-    await learn(
-        sid,
         [
             ClaimIn(
-                "project_state",
-                "[done] Release 2.4 tagged v2.4.0 and deployed",
-                replaces=target,
+                "project_state", "[done] Release 2.4 tagged v2.4.0 and deployed", replaces=target
             )
         ],
-        cost=0.0081,
+        targets=[target],
     )
 
-    # --- curation by the user
-    await manual(20)
-    await store.pin(
-        rid(
-            SHOP,
-            "preference",
-            "Use uv for Python environments; never pip install into the system interpreter.",
+    # curation by the user
+    uv = "Use uv for Python environments; never pip install into the system interpreter."
+    caddy = "Caddy terminates TLS for every service on the LAN."
+    celery = "Celery uses Redis as its broker; results go to Postgres."
+
+    async def unhelpful_verdict() -> None:
+        undo_target["event"] = await store.feedback(
+            rid(SHOP, "fact", "Forecast pages are cached in Redis for 15 minutes."), "unhelpful"
         )
-    )
-    await store.pin(rid(LAB, "decision", "Caddy terminates TLS for every service on the LAN."))
-    await manual(18)
-    await store.feedback(
+
+    async def undo_verdict() -> None:
+        event = undo_target.get("event")
+        if event is not None:
+            await store.undo(event)
+
+    curate(20, lambda: store.pin(rid(SHOP, "preference", uv)))
+    curate(19.9, lambda: store.pin(rid(LAB, "decision", caddy)))
+    curate(18, lambda: store.feedback(
         rid(SHOP, "fact", "The tide model lives in tidewater/model and is pure NumPy."), "useful"
-    )
-    await manual(16)
-    await store.feedback(rid(LAB, "fact", "The Proxmox host is pve1 at 192.168.10.2."), "accurate")
-    await manual(15)
-    unhelpful = await store.feedback(
-        rid(SHOP, "fact", "Forecast pages are cached in Redis for 15 minutes."), "unhelpful"
-    )
-    await manual(13)
-    await store.feedback(
+    ))  # fmt: skip
+    curate(16, lambda: store.feedback(
+        rid(LAB, "fact", "The Proxmox host is pve1 at 192.168.10.2."), "accurate"
+    ))  # fmt: skip
+    curate(15, unhelpful_verdict)
+    curate(13, lambda: store.feedback(
         rid(SHOP, "preference", "Format Python with ruff format and keep lines at 100 columns."),
         "unhelpful",
-    )
-    await manual(10)
-    await store.feedback(
+    ))  # fmt: skip
+    curate(10, lambda: store.feedback(
         rid(LAB, "fact", "Grafana runs at grafana.lab.internal behind Caddy."), "incorrect"
-    )
-    await manual(9)
-    await store.correct(
+    ))  # fmt: skip
+    curate(9, lambda: store.correct(
         rid(LAB, "fact", "The NAS exports /volume1/backup over NFS to the 10.0.0.0/24 subnet."),
         "The NAS exports /volume1/backup over NFS to 192.168.10.0/24 only.",
-    )
-    await manual(8)
-    await store.forget(
-        rid(
-            SHOP,
-            "project_state",
-            "[Blocked] Waiting for the NOAA API key increase before backfilling 2019",
-        )
-    )
-    await manual(7)
-    await store.conflict(
-        rid(SHOP, "decision", "Celery uses Redis as its broker; results go to Postgres."),
+    ))  # fmt: skip
+    curate(8, lambda: store.forget(rid(
+        SHOP, "project_state",
+        "[Blocked] Waiting for the NOAA API key increase before backfilling 2019",
+    )))  # fmt: skip
+    curate(7, lambda: store.conflict(
+        rid(SHOP, "decision", celery),
         rid(SHOP, "fact", "Celery workers run with concurrency 4 in production."),
-    )
-    await manual(5)
-    await store.resolve(
-        rid(SHOP, "decision", "Celery uses Redis as its broker; results go to Postgres.")
-    )
-    await manual(3)
-    if unhelpful is not None:
-        await store.undo(unhelpful)
-    await manual(1.5)
-    await store.feedback(
+    ))  # fmt: skip
+    curate(5, lambda: store.resolve(rid(SHOP, "decision", celery)))
+    curate(3, undo_verdict)
+    curate(1.5, lambda: store.feedback(
         rid(SHOP, "preference", "Type-check with mypy --strict before every commit."), "useful"
-    )
+    ))  # fmt: skip
 
-    # --- the learning queue as it stands now
-    sid = await capture(
-        "user", LAB, at(0.9), "The Pi-hole moved to 192.168.10.53; update DNS docs."
-    )
-    await fail(sid, "provider")
-    clock.t += 70 * MINUTE
-    await fail(sid, "provider")
-    sid = await capture(
-        "summary",
-        SHOP,
-        at(0.7),
+    # the learning queue as it stands now: failures, pauses, waiting and running jobs
+    def failing(days: float, kind: str, scope: str, text: str, *codes: tuple[str, str]) -> None:
+        async def run() -> None:
+            sid = await capture(kind, scope, at(days), text)
+            for i, (code, model) in enumerate(codes):
+                if i:
+                    clock.t += 70 * MINUTE
+                await fail(sid, code, model)
+
+        steps.append((days, run))
+
+    def waiting(days: float, kind: str, scope: str, text: str, *, start: bool = False) -> None:
+        async def run() -> None:
+            sid = await capture(kind, scope, at(days), text)
+            if start:
+                clock.t = now_ms - 20_000
+                await learning.begin(sid, model=SONNET, reserved_usd=0.2)
+
+        steps.append((days, run))
+
+    failing(
+        0.9, "user", LAB, "The Pi-hole moved to 192.168.10.53; update DNS docs.",
+        ("provider", SONNET), ("provider", SONNET),
+    )  # fmt: skip
+    failing(
+        0.7, "summary", SHOP,
         _summary("Chart review.", decisions=["Chart colours follow the Okabe-Ito palette."]),
-    )
-    await fail(sid, "rate_limit", MINI)
-    sid = await capture("user", SHOP, at(0.5), "Never commit the .env.production file.")
-    await fail(sid, "safety", model=LOCAL)
-    sid = await capture(
-        "summary",
-        LAB,
-        at(0.4),
+        ("rate_limit", MINI),
+    )  # fmt: skip
+    failing(0.5, "user", SHOP, "Never commit the .env.production file.", ("safety", LOCAL))
+    failing(
+        0.4, "summary", LAB,
         _summary(
             "Disk alerts.",
             context=["node_exporter textfile metrics live in /var/lib/node_exporter."],
         ),
-    )
-    await fail(sid, "invalid_output", MINI)
-    sid = await capture(
-        "summary",
-        SHOP,
-        at(0.3),
+        ("invalid_output", MINI),
+    )  # fmt: skip
+    failing(
+        0.3, "summary", SHOP,
         _summary(
             "Timezone bug.",
             context=["Forecasts are computed in UTC and shown in station local time."],
         ),
-    )
-    await fail(sid, "write_rejected")
-    await capture("user", SHOP, at(0.05), "Use httpx instead of requests for new HTTP clients.")
-    await capture(
-        "summary",
-        LAB,
-        at(0.02),
+        ("write_rejected", SONNET),
+    )  # fmt: skip
+    waiting(0.05, "user", SHOP, "Use httpx instead of requests for new HTTP clients.")
+    waiting(
+        0.02, "summary", LAB,
         _summary(
             "Certificates.",
             context=["Caddy gets certificates from the internal step-ca at ca.lab.internal."],
         ),
-    )
-    sid = await capture(
-        "summary",
-        SHOP,
-        at(0.01),
+    )  # fmt: skip
+    waiting(
+        0.01, "summary", SHOP,
         _summary(
             "Rounding.", context=["Tide heights are rounded to 2 decimals at the API boundary."]
         ),
-    )
-    clock.t = now_ms - 20_000
-    await learning.begin(sid, model=SONNET, reserved_usd=0.2)
+        start=True,
+    )  # fmt: skip
+
+    for _, step in sorted(steps, key=lambda st: -st[0]):
+        await step()
     await store.close()
 
 

@@ -84,3 +84,13 @@ async def test_demo_store_accepts_curation(
         )
         await store.pin(target.id)
         assert (await store.memory(target.id)).pinned
+
+
+def test_demo_events_are_in_time_order(demo_store: Path) -> None:
+    """As in a store pi wrote, later rows are later events."""
+    con = sqlite3.connect(demo_store)
+    times = [
+        json.loads(raw)["at"] for (raw,) in con.execute("SELECT data FROM events ORDER BY rowid")
+    ]
+    con.close()
+    assert times == sorted(times)
