@@ -26,13 +26,11 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPane
 
 from store import (
-    Busy,
     Clock,
     CorruptRow,
     Event,
     Memory,
     MemoryStore,
-    ReadOnly,
     Refused,
     StoreError,
     system_clock,
@@ -590,19 +588,24 @@ class MemevoApp(App[None]):
         if isinstance(message.row, Event) and message.row.after:
             self.preview_undo(message.row.id)
 
+    async def _undo_plan(self, event_id: str) -> UndoPlan | str | None:
+        """What undoing would write, upstream's refusal as text, or None if unreadable."""
+        if self.store is None:
+            return None
+        try:
+            return await self.store.undo_preview(event_id)
+        except Refused as exc:
+            return str(exc)
+        except StoreError as exc:
+            self.post_message(WriteFailed("undo", str(exc)))
+            return None
+
     @work(exclusive=True, group="undo-preview", exit_on_error=False)
     async def preview_undo(self, event_id: str) -> None:
-        await asyncio.sleep(0.05)
-        store = self.store
-        if store is None:
-            return
-        try:
-            plan: UndoPlan | str = await store.undo_preview(event_id)
-        except Refused as exc:
-            plan = str(exc)
-        except StoreError:
-            return
-        self.post_message(UndoPreview(event_id, plan))
+        await asyncio.sleep(0.05)  # let fast cursor movement settle first
+        plan = await self._undo_plan(event_id)
+        if plan is not None:
+            self.post_message(UndoPreview(event_id, plan))
 
     def on_undo_preview(self, message: UndoPreview) -> None:
         if not self.ready:
@@ -779,17 +782,9 @@ class MemevoApp(App[None]):
     @work(group="undo-lookup", exit_on_error=False)
     async def confirm_undo(self, event_id: str, what: str) -> None:
         """Preview the undo; the answer comes back as an ``UndoAsked`` message."""
-        store = self.store
-        if store is None:
-            return
-        try:
-            plan: UndoPlan | str = await store.undo_preview(event_id)
-        except Refused as exc:
-            plan = str(exc)
-        except StoreError as exc:
-            self.post_message(WriteFailed("undo", str(exc)))
-            return
-        self.post_message(UndoAsked(event_id, what, plan))
+        plan = await self._undo_plan(event_id)
+        if plan is not None:
+            self.post_message(UndoAsked(event_id, what, plan))
 
     def on_undo_asked(self, message: UndoAsked) -> None:
         if isinstance(message.plan, str):
@@ -817,10 +812,7 @@ class MemevoApp(App[None]):
             if event_id is not None:
                 event = await store.event(event_id)
                 rows = await store.memories(event.record_ids)
-        except (Refused, ReadOnly, Busy) as exc:
-            self.post_message(WriteFailed(verb, str(exc)))
-            return
-        except StoreError as exc:
+        except StoreError as exc:  # refused, read-only, busy: nothing was written
             self.post_message(WriteFailed(verb, str(exc)))
             return
         self.post_message(WriteDone(verb, event_id, rows))

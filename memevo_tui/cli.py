@@ -284,9 +284,7 @@ def execute(store_opener: Callable[[], Awaitable[MemoryStore]], args: argparse.N
             return fail(str(exc), EXIT_CANNOT_RUN)
         try:
             return await run_verb(store, args, out)
-        except ReadOnly as exc:
-            return fail(str(exc), EXIT_CANNOT_RUN)
-        except Busy as exc:
+        except (ReadOnly, Busy) as exc:
             return fail(str(exc), EXIT_CANNOT_RUN)
         except Refused as exc:
             return fail(str(exc), EXIT_REFUSED)

@@ -447,7 +447,7 @@ class Learning:
                 "retry_at=0, failed_at=0, last_error='', diagnostic=? WHERE id=?",
                 (js_json(diagnostic or {}), sid),
             )
-            await self._finish_call(
+            await self.store.finish_call(
                 db, sid, run.attempt, "done", "", charged_usd, input_tokens, output_tokens
             )
             return event_id
@@ -469,36 +469,6 @@ class Learning:
             return
         record["reinforcedAt"] = iso(stamp)
         await db.execute("UPDATE memories SET data=? WHERE id=?", (js_json(record), memory_id))
-
-    async def _finish_call(
-        self,
-        db: aiosqlite.Connection,
-        source_id: str,
-        attempt: int,
-        outcome: str,
-        code: str,
-        charged_usd: float | None = None,
-        input_tokens: int | None = None,
-        output_tokens: int | None = None,
-    ) -> None:
-        now = int(self.store.now_ms())
-        call = await (
-            await db.execute(
-                "SELECT at FROM model_calls WHERE source_id=? AND attempt=? AND outcome='running'",
-                (source_id, attempt),
-            )
-        ).fetchone()
-        if call is None:
-            return
-        await db.execute(
-            "UPDATE model_calls SET outcome=?, finished_at=?, code=?, charged_usd=?, "
-            "input_tokens=?, output_tokens=? WHERE source_id=? AND attempt=?",
-            (outcome, now, code, charged_usd, input_tokens, output_tokens, source_id, attempt),
-        )
-        await db.execute(
-            "UPDATE sources SET call_ms=call_ms+? WHERE id=?",
-            (max(0, now - int(call[0])), source_id),
-        )
 
     # ------------------------------------------------------------ fail
 
@@ -524,7 +494,7 @@ class Learning:
                 )
             ).fetchone()
             outcome = "cancelled" if row is None or code == "cancelled" else "failed"
-            await self._finish_call(db, sid, run.attempt, outcome, code)
+            await self.store.finish_call(db, sid, run.attempt, outcome, code)
             if outcome == "failed" and run.model is not None:
                 await self._cool_down(db, run.model, code, now)
             if row is None:

@@ -604,6 +604,21 @@ class MemoryStore:
                 await self._retire(db, sid, attempt)
 
     async def _retire(self, db: aiosqlite.Connection, source_id: str, attempt: int) -> None:
+        await self.finish_call(db, source_id, attempt, "cancelled", "cancelled")
+        await db.execute("UPDATE sources SET state='done', lease=0 WHERE id=?", (source_id,))
+
+    async def finish_call(
+        self,
+        db: aiosqlite.Connection,
+        source_id: str,
+        attempt: int,
+        outcome: str,
+        code: str,
+        charged_usd: float | None = None,
+        input_tokens: int | None = None,
+        output_tokens: int | None = None,
+    ) -> None:
+        """Finish the claim's ``running`` model call (§2.9) and add its time to ``call_ms``."""
         now = int(self.now_ms())
         call = await (
             await db.execute(
@@ -611,17 +626,17 @@ class MemoryStore:
                 (source_id, attempt),
             )
         ).fetchone()
-        if call is not None:
-            await db.execute(
-                "UPDATE model_calls SET outcome='cancelled', finished_at=?, code='cancelled' "
-                "WHERE source_id=? AND attempt=?",
-                (now, source_id, attempt),
-            )
-            await db.execute(
-                "UPDATE sources SET call_ms=call_ms+? WHERE id=?",
-                (max(0, now - int(call[0])), source_id),
-            )
-        await db.execute("UPDATE sources SET state='done', lease=0 WHERE id=?", (source_id,))
+        if call is None:
+            return
+        await db.execute(
+            "UPDATE model_calls SET outcome=?, finished_at=?, code=?, charged_usd=?, "
+            "input_tokens=?, output_tokens=? WHERE source_id=? AND attempt=?",
+            (outcome, now, code, charged_usd, input_tokens, output_tokens, source_id, attempt),
+        )
+        await db.execute(
+            "UPDATE sources SET call_ms=call_ms+? WHERE id=?",
+            (max(0, now - int(call[0])), source_id),
+        )
 
     # ------------------------------------------------------------ curation
 
