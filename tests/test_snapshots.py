@@ -80,3 +80,9 @@ def test_help(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
 def test_hostile(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(snapshot_copy("hostile.sqlite", tmp_path))
     assert snap_compare(app, terminal_size=size, run_before=then("a", *["j"] * 8))
+
+
+def test_light_theme(snap_compare: Any, tmp_path: Path) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    app.theme = "textual-light"
+    assert snap_compare(app, terminal_size=(160, 50), run_before=then("a", "j", "j"))

@@ -237,7 +237,26 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         return tuple(columns)
 
     def component_style(self, suffix: str) -> Style:
-        return self.get_component_rich_style(f"{self.CLASS_PREFIX}--{suffix}", partial=True)
+        """A component class's style, its colour resolved as Textual resolves widget
+        text: ``auto`` colours contrast with the background and translucent ones are
+        blended onto it (a Rich style can do neither, so theme colours such as
+        ``$text-muted``, ``auto 60%``, would otherwise come out white on light themes)."""
+        name = f"{self.CLASS_PREFIX}--{suffix}"
+        style = self.get_component_rich_style(name, partial=True)
+        styles = self.get_component_styles(name)
+        color = styles.color
+        background = self.background_colors[1]
+        if styles.background.a > 0:  # e.g. the cursor: contrast with its own background
+            background = background + styles.background
+        if styles.auto_color:  # "auto 60%": contrast with the background, as Textual does
+            color = background.get_contrast_text(color.a)
+        if color.a < 1:
+            style = style + Style(color=(background + color).rich_color)
+        return style
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
