@@ -58,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"memevo-tui {__version__}")
     parser.add_argument(
+        "--live",
+        action="store_true",
+        help="with --demo: run a learner that writes like pi's learning runs while you watch",
+    )
+    parser.add_argument(
         "--smoke",
         action="store_true",
         help="start the dashboard headless, print what it shows, and exit (install check)",
@@ -93,6 +98,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     clock = clock_from_env()
     workdir: tempfile.TemporaryDirectory[str] | None = None
     try:
+        if args.live and not args.demo:
+            sys.stderr.write(
+                "memevo-tui: --live runs the demo learner and needs --demo "
+                "(changes pi makes to a real store always show live)\n"
+            )
+            return EXIT_CANNOT_RUN
         if args.demo:
             if args.db:
                 sys.stderr.write("memevo-tui: --demo and --db cannot be used together\n")
@@ -115,7 +126,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         label = "demo store (temporary copy)" if args.demo else None
         return run_app(
-            path, read_only=bool(args.read_only), clock=clock, smoke=args.smoke, label=label
+            path,
+            read_only=bool(args.read_only),
+            clock=clock,
+            smoke=args.smoke,
+            label=label,
+            live_demo=args.live,
         )
     finally:
         if workdir is not None:

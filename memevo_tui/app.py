@@ -32,16 +32,22 @@ from store import (
     Memory,
     MemoryStore,
     Refused,
+    Source,
     StoreError,
     system_clock,
 )
+from store._js import iso
+from store.demo_learner import learn_forever
 
 from .commands import SORTS, MemevoCommands
 from .messages import (
     EventsLoaded,
+    LiveChange,
     MemoriesLoaded,
     RecordEvents,
     SearchResults,
+    SourceDetails,
+    SourcesLoaded,
     StoreFailed,
     UndoAsked,
     UndoPlan,
@@ -59,12 +65,17 @@ from .widgets.event_diff import EventDiff, describe_undo
 from .widgets.event_list import EventList
 from .widgets.memory_detail import MemoryDetail
 from .widgets.memory_list import MemoryList, Row
+from .widgets.source_detail import SourceDetail
+from .widgets.source_list import SourceList
 from .widgets.virtual_list import VirtualList
 
 FIRST_PAGE_THRESHOLD = 5_000
 FIRST_PAGE = 400
 EVENT_PAGE = 200
 SEARCH_LIMIT = 10
+LIVE_INTERVAL = 0.2
+"""Seconds between checks for commits by other connections (pi's, the demo learner's)."""
+SOURCE_PAGE = 500
 
 FEEDBACK = ("useful", "unhelpful", "accurate", "incorrect")
 DONE_LABELS = {
@@ -166,6 +177,21 @@ class MemevoApp(App[None]):
             tooltip="Search like /memory search",
         ),
         Binding(
+            "l",
+            "show_tab('learning')",
+            "Learning",
+            id="app.learning",
+            tooltip="Show the learning queue and its model calls",
+        ),
+        Binding(
+            "space",
+            "toggle_live",
+            "Live",
+            id="app.live",
+            key_display="space",
+            tooltip="Pause or resume live updates",
+        ),
+        Binding(
             "ctrl+r",
             "reload",
             "Reload",
@@ -211,10 +237,18 @@ class MemevoApp(App[None]):
         label: str | None = None,
         keymap: dict[str, str] | None = None,
         new_id: Callable[[], str] | None = None,
+        live_demo: bool = False,
     ) -> None:
         super().__init__()
         self.db_path = db_path
         self.new_id = new_id
+        self.live_demo = live_demo
+        self.live = True
+        self._polling = False
+        self._last_rowid = 0
+        self._last_change: float | None = None
+        self._learning_summary = ""
+        self._learner_stop = asyncio.Event()
         self.read_only = read_only
         self.clock = clock
         self.label = label
@@ -257,6 +291,10 @@ class MemevoApp(App[None]):
                 with Horizontal(id="history-main", classes="split"):
                     yield EventList(id="event-list")
                     yield EventDiff(id="event-diff")
+            with TabPane("Learning", id="learning"):
+                with Horizontal(id="learning-main", classes="split"):
+                    yield SourceList(id="source-list")
+                    yield SourceDetail(id="source-detail")
             with TabPane("Search", id="search"):
                 yield Input(placeholder="search memories (dormant included)", id="search-input")
                 with Horizontal(id="search-main", classes="split"):
@@ -314,11 +352,14 @@ class MemevoApp(App[None]):
                 # Parse the rest only once the first screenful is on screen.
                 self.call_after_refresh(lambda: self.call_after_refresh(painted.set))
                 await painted.wait()
+            last_rowid = await store.last_event_rowid()
+            await store.changed()  # the change signal's baseline is this read
             load = await store.load_memories(yield_every=2_000)
         except StoreError as exc:
             self.post_message(StoreFailed(str(exc)))
             return
-        self.post_message(MemoriesLoaded(load, total=len(load.memories) + len(load.corrupt)))
+        total = len(load.memories) + len(load.corrupt)
+        self.post_message(MemoriesLoaded(load, total=total, last_rowid=last_rowid))
 
     @property
     def ready(self) -> bool:
@@ -334,6 +375,12 @@ class MemevoApp(App[None]):
         memory_list.empty_text = "No memory matches the filter."
         if not message.partial:
             self.loaded = message
+            self._last_rowid = max(self._last_rowid, message.last_rowid)
+            if not self._polling:
+                self._polling = True
+                self.set_interval(LIVE_INTERVAL, self._poll)
+                if self.live_demo:
+                    self.run_learner()
             # The loaded records live as long as the view: keep the cycle collector
             # from rescanning them on every full collection (a pause per keypress
             # at 100,000 rows otherwise). They are still freed when replaced.
@@ -381,6 +428,13 @@ class MemevoApp(App[None]):
             parts.append(f"conflict mark: {self.conflict_mark.id}")
         if self.store is not None and self.store.read_only:
             parts.append(f"READ-ONLY: {self.store.read_only_reason}")
+        if self._learning_summary:
+            parts.append(self._learning_summary)
+        if self.live:
+            last = iso(self._last_change)[11:19] if self._last_change else "none yet"
+            parts.append(f"● live (last change {last})")
+        else:
+            parts.append("‖ paused (space)")
         parts.append("? help")
         self.query_one("#status-line", Static).update(" · ".join(parts))
 
@@ -483,12 +537,15 @@ class MemevoApp(App[None]):
             "memories": "#memory-list",
             "history": "#event-list",
             "search": "#search-input",
+            "learning": "#source-list",
         }[tab]
         self.focus_now(self.query_one(target))
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "history" and self._history_stale:
             self.load_events()
+        elif event.pane.id == "learning":
+            self.load_sources()
 
     def action_reload(self) -> None:
         self._history_stale = True
@@ -514,6 +571,8 @@ class MemevoApp(App[None]):
     """Seconds the cursor must rest before the detail pane follows it."""
 
     def on_memory_list_highlighted(self, message: MemoryList.Highlighted) -> None:
+        if not self.ready:
+            return
         # The list redraws at once; the detail pane follows when the cursor
         # rests, so holding j costs one list line per row and nothing more.
         detail_id = "#memory-detail" if message.source.id == "memory-list" else "#search-detail"
@@ -583,6 +642,8 @@ class MemevoApp(App[None]):
         self.load_events(message.before_rowid)
 
     def on_event_list_highlighted(self, message: EventList.Highlighted) -> None:
+        if not self.ready:
+            return
         diff = self.query_one(EventDiff)
         diff.show(message.row)
         if isinstance(message.row, Event) and message.row.after:
@@ -644,6 +705,145 @@ class MemevoApp(App[None]):
             "Type a query above."
         )  # fmt: skip
         results.set_rows(list(message.rows))
+
+    # ------------------------------------------------------------------ live
+
+    def action_toggle_live(self) -> None:
+        self.live = not self.live
+        self.notify("Live updates resumed" if self.live else "Live updates paused")
+        self.update_status()
+        if self.live:
+            self._poll()
+
+    def _poll(self) -> None:
+        if self.live and self.store is not None and self.loaded is not None:
+            self.check_changes()
+
+    @work(exclusive=True, group="live", exit_on_error=False)
+    async def check_changes(self) -> None:
+        """Cheap when nothing changed: one PRAGMA data_version, nothing reloaded."""
+        store = self.store
+        if store is None:
+            return
+        try:
+            if not await store.changed():
+                return
+            events = await store.events(limit=None, after_rowid=self._last_rowid)
+            ids = [i for e in events if isinstance(e, Event) for i in e.record_ids]
+            rows = await store.memories(list(dict.fromkeys(ids)))
+            # Small stores are re-read whole: that also catches reinforcement
+            # stamps, which learning runs write without an event.
+            full = (
+                await store.load_memories() if len(self.all_rows) <= FIRST_PAGE_THRESHOLD else None
+            )
+        except StoreError:
+            return
+        self.post_message(LiveChange(events, rows, self.clock(), full))
+
+    def on_live_change(self, message: LiveChange) -> None:
+        if not self.ready:
+            return
+        self._last_change = message.at
+        rowids = [e.rowid for e in message.events if isinstance(e, Event)]
+        if rowids:
+            self._last_rowid = max(self._last_rowid, *rowids)
+        memory_list = self.query_one("#memory-list", MemoryList)
+        changed = {r.id for r in message.rows}
+        if message.full is not None:
+            self.all_rows = [*message.full.corrupt, *message.full.memories]
+            self._haystacks.clear()
+            self.apply_view()
+        else:
+            self._apply_rows(message.rows)
+        memory_list.flash(changed)
+        if message.events and not self._history_stale:
+            event_list = self.query_one(EventList)
+            known = {e.id for e in event_list.rows}
+            fresh = [e for e in message.events if e.id not in known]
+            event_list.set_rows([*fresh, *event_list.rows])
+            event_list.flash({e.id for e in fresh})
+        if self.query_one("#tabs", TabbedContent).active == "learning" or self._learning_summary:
+            self.load_sources()
+        self.update_status()
+
+    @work(group="learner", exit_on_error=False)
+    async def run_learner(self) -> None:
+        """The demo learner: pi-shaped learning runs on its own connection."""
+        self.notify("Demo learner running: watch the Learning tab (l) and the list")
+        await learn_forever(self.db_path, clock=self.clock, stop=self._learner_stop)
+
+    # ------------------------------------------------------------------ learning
+
+    @work(exclusive=True, group="sources", exit_on_error=False)
+    async def load_sources(self) -> None:
+        try:
+            store = await self._open()
+            sources = await store.sources(limit=SOURCE_PAGE)
+            counts = await store.query("SELECT state, count(*) FROM sources GROUP BY state")
+            hour = await store.query(
+                "SELECT count(*) FROM model_calls WHERE at > ?", (self.clock() - 3_600_000,)
+            )
+            usd = await store.query(
+                "SELECT coalesce(sum(coalesce(charged_usd, reserved_usd, 0)), 0) "
+                "FROM model_calls WHERE at > ?",
+                (self.clock() - 86_400_000,),
+            )
+        except StoreError as exc:
+            self.post_message(StoreFailed(str(exc)))
+            return
+        by_state = dict((str(k), int(v)) for k, v in counts)
+        paused = sum(1 for s in sources if isinstance(s, Source) and s.paused)
+        summary = (
+            f"learning: pending {by_state.get('pending', 0)} · running "
+            f"{by_state.get('running', 0)} · failed {by_state.get('failed', 0)} "
+            f"(paused {paused}) · calls/h {hour[0][0]} · ${float(usd[0][0]):.2f}/24h"
+        )
+        self.post_message(SourcesLoaded(sources, summary))
+
+    def on_sources_loaded(self, message: SourcesLoaded) -> None:
+        if not self.ready:
+            return
+        source_list = self.query_one(SourceList)
+        source_list.now_ms = self.clock()
+        before = {r.id: r for r in source_list.rows}
+        source_list.set_rows(list(message.sources))
+        if before:
+            changed = {
+                r.id
+                for r in message.sources
+                if r.id not in before
+                or getattr(before[r.id], "state", None) != getattr(r, "state", None)
+            }
+            source_list.flash(changed)
+        self._learning_summary = message.summary
+        self.update_status()
+
+    def on_source_list_highlighted(self, message: SourceList.Highlighted) -> None:
+        if not self.ready:
+            return
+        row = message.row
+        self.query_one(SourceDetail).show(row)
+        if isinstance(row, Source):
+            self.load_source_details(row.id)
+
+    @work(exclusive=True, group="source-details", exit_on_error=False)
+    async def load_source_details(self, source_id: str) -> None:
+        store = self.store
+        if store is None:
+            return
+        try:
+            calls = await store.model_calls(source_id)
+            events = await store.source_events(source_id)
+        except StoreError:
+            return
+        self.post_message(SourceDetails(source_id, calls, events))
+
+    def on_source_details(self, message: SourceDetails) -> None:
+        if not self.ready:
+            return
+        current = self.query_one(SourceList).highlighted
+        if current is not None and current.id == message.source_id:
+            self.query_one(SourceDetail).show(current, message.calls, message.events)
 
     # ------------------------------------------------------------------ curation
 
@@ -787,6 +987,8 @@ class MemevoApp(App[None]):
             self.post_message(UndoAsked(event_id, what, plan))
 
     def on_undo_asked(self, message: UndoAsked) -> None:
+        if not self.ready:
+            return
         if isinstance(message.plan, str):
             self.notify(f"Undo refused: {message.plan}", title="Undo", severity="error")
             return
@@ -818,6 +1020,8 @@ class MemevoApp(App[None]):
         self.post_message(WriteDone(verb, event_id, rows))
 
     def on_write_failed(self, message: WriteFailed) -> None:
+        if not self.ready:
+            return
         title = "Changed under you" if "changed since" in message.message else "Refused"
         self.notify(f"{message.label}: {message.message}", title=title, severity="error", timeout=8)
         if title == "Changed under you":
@@ -868,6 +1072,7 @@ class MemevoApp(App[None]):
             self.query_one("#search-results", MemoryList).replace_row(r.id, r)
 
     async def on_unmount(self) -> None:
+        self._learner_stop.set()
         if self.store is not None:
             await self.store.close()
             self.store = None
@@ -889,9 +1094,15 @@ async def _smoke(app: MemevoApp) -> str | None:
 
 
 def run_app(
-    path: Path, *, read_only: bool, clock: Clock, smoke: bool = False, label: str | None = None
+    path: Path,
+    *,
+    read_only: bool,
+    clock: Clock,
+    smoke: bool = False,
+    label: str | None = None,
+    live_demo: bool = False,
 ) -> int:
-    app = MemevoApp(path, read_only=read_only, clock=clock, label=label)
+    app = MemevoApp(path, read_only=read_only, clock=clock, label=label, live_demo=live_demo)
     if smoke:
         report = asyncio.run(_smoke(app))
         if report is None:

@@ -25,6 +25,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Show memories", "m", "show_tab('memories')"),
     ("Show event history", "h", "show_tab('history')"),
     ("Search memories", "s", "show_tab('search')"),
+    ("Show the learning queue", "l", "show_tab('learning')"),
+    ("Pause or resume live updates", "space", "toggle_live"),
     ("Reload from the store", "ctrl+r", "reload"),
     ("Help: keys and legend", "?", "help"),
 )

@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.message import Message
 
-from store import CorruptRow, Event, Memory, MemoryLoad
+from store import CorruptRow, Event, Memory, MemoryLoad, ModelCall, Source
 
 UndoPlan = list[tuple[dict[str, Any], dict[str, Any]]]
 
@@ -15,11 +15,14 @@ UndoPlan = list[tuple[dict[str, Any], dict[str, Any]]]
 class MemoriesLoaded(Message):
     """A read of the memories finished (``partial``: only a first screenful)."""
 
-    def __init__(self, load: MemoryLoad, *, partial: bool = False, total: int = 0) -> None:
+    def __init__(
+        self, load: MemoryLoad, *, partial: bool = False, total: int = 0, last_rowid: int = 0
+    ) -> None:
         super().__init__()
         self.load = load
         self.partial = partial
         self.total = total
+        self.last_rowid = last_rowid
 
 
 class StoreFailed(Message):
@@ -99,3 +102,41 @@ class UndoAsked(Message):
         self.event_id = event_id
         self.what = what
         self.plan = plan
+
+
+class LiveChange(Message):
+    """Another connection (pi, or the demo learner) committed: what it changed."""
+
+    def __init__(
+        self,
+        events: Sequence[Event | CorruptRow],
+        rows: Sequence[Memory | CorruptRow],
+        at: float,
+        full: MemoryLoad | None = None,
+    ) -> None:
+        super().__init__()
+        self.events = events
+        self.rows = rows
+        self.at = at
+        self.full = full
+
+
+class SourcesLoaded(Message):
+    """The learning queue and its status figures."""
+
+    def __init__(self, sources: Sequence[Source | CorruptRow], summary: str) -> None:
+        super().__init__()
+        self.sources = sources
+        self.summary = summary
+
+
+class SourceDetails(Message):
+    """One source's model calls and the events of its runs."""
+
+    def __init__(
+        self, source_id: str, calls: Sequence[ModelCall], events: Sequence[Event | CorruptRow]
+    ) -> None:
+        super().__init__()
+        self.source_id = source_id
+        self.calls = calls
+        self.events = events

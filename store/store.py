@@ -367,8 +367,10 @@ class MemoryStore:
         scope: str | None = None,
         limit: int | None = 50,
         before_rowid: int | None = None,
+        after_rowid: int | None = None,
     ) -> list[Event | CorruptRow]:
-        """Events newest first; optionally only those touching one record or one scope."""
+        """Events newest first; optionally only those touching one record or one scope,
+        older than ``before_rowid`` or newer than ``after_rowid``."""
         where: list[str] = []
         args: list[Any] = []
         if scope is not None:
@@ -377,6 +379,9 @@ class MemoryStore:
         if before_rowid is not None:
             where.append("rowid<?")
             args.append(before_rowid)
+        if after_rowid is not None:
+            where.append("rowid>?")
+            args.append(after_rowid)
         if memory_id is not None:
             where.append("instr(data, ?) > 0")
             args.append(js_json(memory_id))
@@ -416,6 +421,33 @@ class MemoryStore:
         if isinstance(parsed, CorruptRow):
             raise Refused(f"Invalid history record ({parsed.reason})")
         return parsed
+
+    async def source_events(self, source_id: str) -> list[Event | CorruptRow]:
+        """The capture and learning-run events of one source, newest first."""
+        async with self._reading() as db:
+            rows = await (
+                await db.execute(
+                    "SELECT rowid, id, scope, data FROM events WHERE instr(data, ?) > 0 "
+                    "ORDER BY rowid DESC",
+                    (source_id,),
+                )
+            ).fetchall()
+        out: list[Event | CorruptRow] = []
+        for rowid, eid, scope, raw in rows:
+            parsed = parse_event_row(rowid, eid, scope, raw)
+            if isinstance(parsed, Event) and not (
+                parsed.reason == f"Capture {source_id}"
+                or parsed.reason.endswith(f": {source_id}")
+                or f": {source_id}; " in parsed.reason
+            ):
+                continue
+            out.append(parsed)
+        return out
+
+    async def last_event_rowid(self) -> int:
+        async with self._reading() as db:
+            row = await (await db.execute("SELECT max(rowid) FROM events")).fetchone()
+        return int(row[0] or 0) if row else 0
 
     async def event_count(self) -> int:
         async with self._reading() as db:

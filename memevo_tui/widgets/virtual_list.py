@@ -107,6 +107,7 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         self.sort_descending = True
         self.empty_text = "Nothing to show."
         self._cache: OrderedDict[tuple[int, int, bool], Strip] = OrderedDict()
+        self._flashing: set[str] = set()
 
     # ---------------------------------------------------------------- subclass API
 
@@ -154,6 +155,21 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
                     self.post_message(self.make_highlighted(row))
                 return True
         return False
+
+    def flash(self, keys: set[str], seconds: float = 1.2) -> None:
+        """Mark rows that just changed; they are drawn reversed for ``seconds``."""
+        if not keys:
+            return
+        self._flashing |= keys
+        self._cache.clear()
+        self.refresh()
+
+        def done() -> None:
+            self._flashing -= keys
+            self._cache.clear()
+            self.refresh()
+
+        self.set_timer(seconds, done)
 
     @property
     def highlighted(self) -> T | None:
@@ -299,6 +315,8 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         whole = self.row_class(row)
         if is_cursor:
             base = base + self.component_style("cursor")
+        if self._flashing and self.row_key(row) in self._flashing:
+            base = base + Style(reverse=True)
         text = self.cells(row)
         segments: list[Segment] = []
         used = 0

@@ -1,0 +1,93 @@
+"""One source: its job, its model calls, and the records its runs changed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from store import CorruptRow, Event, ModelCall, Source
+from store._js import js_json
+
+from ..text import visible
+
+
+def describe_source(
+    source: Source | CorruptRow | None,
+    calls: Sequence[ModelCall],
+    events: Sequence[Event | CorruptRow],
+) -> RenderableType:
+    if source is None:
+        return Text("No source selected.", style="italic")
+    if isinstance(source, CorruptRow):
+        return Text(f"Corrupt source {visible(source.id)}: {source.reason}", style="italic")
+    head = Text()
+    head.append(visible(source.id), style="bold")
+    head.append(f"\n{source.kind} from ")
+    head.append(visible(source.scope))
+    head.append(f", captured {source.created_at}\n")
+    head.append(
+        f"state {source.state}{' (paused)' if source.paused else ''}; attempts {source.attempt}; "
+        f"failures {source.failures}/5; output failures {source.output_failures}/3; "
+        f"calls {source.calls}; {source.call_ms / 1000:.1f}s in calls; "
+        f"corrections {source.corrections}\n"
+    )
+    if source.last_error:
+        head.append(f"last error {source.last_error}\n", style="bold")
+    if source.diagnostic:
+        head.append("diagnostic ", style="bold")
+        head.append(visible(js_json(source.diagnostic)) + "\n")
+    table = Table(title="Model calls", title_justify="left", expand=True, box=None)
+    for column in ("#", "model", "outcome", "code", "in", "out", "reserved", "charged", "took"):
+        table.add_column(column, no_wrap=column != "model", overflow="fold")
+    for c in calls:
+        took = f"{(c.finished_at - c.at) / 1000:.1f}s" if c.finished_at else "running"
+        table.add_row(
+            str(c.attempt),
+            Text(visible(c.model)),
+            c.outcome,
+            c.code or "",
+            "" if c.input_tokens is None else str(c.input_tokens),
+            "" if c.output_tokens is None else str(c.output_tokens),
+            "" if c.reserved_usd is None else f"${c.reserved_usd:.4f}",
+            "" if c.charged_usd is None else f"${c.charged_usd:.4f}",
+            took,
+        )
+    note = Text(
+        "" if calls else "No model calls in the last 24 h (pi prunes older finished calls).\n",
+        style="italic",
+    )
+    changed = Text("\nRecords its runs changed\n", style="bold")
+    any_change = False
+    for e in events:
+        if isinstance(e, CorruptRow):
+            continue
+        for before, after in zip(e.before, e.after, strict=False):
+            any_change = True
+            verb = "created" if before is None else f"→ {after.get('status')}"
+            changed.append(f"  {e.actor:<6} {visible(str(after.get('id')))} {verb}: ")
+            changed.append(visible(str(after.get("content", "")))[:100] + "\n")
+    if not any_change:
+        changed.append("  none (yet)\n", style="italic")
+    return Group(head, table, note, changed)
+
+
+class SourceDetail(VerticalScroll, can_focus=True):
+    body: RenderableType = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="source-detail-body")
+
+    def show(
+        self,
+        source: Source | CorruptRow | None,
+        calls: Sequence[ModelCall] = (),
+        events: Sequence[Event | CorruptRow] = (),
+    ) -> None:
+        self.body = describe_source(source, calls, events)
+        self.query_one("#source-detail-body", Static).update(self.body)

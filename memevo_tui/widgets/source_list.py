@@ -1,0 +1,127 @@
+"""The learning queue: every captured source and its job, newest first."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from store import CorruptRow, Source
+from store._js import iso
+
+from ..text import one_line
+from ..view import origin_name
+from .virtual_list import Column, VirtualList
+
+SourceRow = Source | CorruptRow
+STATE_GLYPHS = {"pending": "…", "running": "▶", "done": "✓", "failed": "✗", "paused": "‖"}
+
+
+def source_state(s: Source, now_ms: float) -> str:
+    if s.paused:
+        return "paused"
+    if s.state == "running" and s.lease <= now_ms:
+        return "running"  # an expired lease shows in the LEASE column
+    return s.state
+
+
+def countdown(target_ms: int, now_ms: float) -> str:
+    if target_ms <= 0:
+        return ""
+    seconds = int((target_ms - now_ms) / 1000)
+    if seconds <= 0:
+        return "due"
+    if seconds < 90:
+        return f"{seconds}s"
+    if seconds < 5400:
+        return f"{seconds // 60}m"
+    return f"{seconds // 3600}h"
+
+
+def source_cells(row: SourceRow, now_ms: float) -> dict[str, str]:
+    if isinstance(row, CorruptRow):
+        return {"state": "¤ corrupt", "id": f"{one_line(row.id)}: {row.reason}"}
+    state = source_state(row, now_ms)
+    lease = ""
+    if row.state == "running":
+        lease = "expired" if row.lease <= now_ms else countdown(row.lease, now_ms)
+    failures = f"{row.failures}/5 {row.last_error}" if row.failures or row.last_error else ""
+    return {
+        "state": f"{STATE_GLYPHS[state]} {state}",
+        "kind": row.kind,
+        "origin": one_line(origin_name(row.scope)),
+        "created": iso(_parse(row.created_at, now_ms))[5:16].replace("T", " "),
+        "attempt": str(row.attempt),
+        "failures": failures,
+        "retry": (
+            countdown(row.retry_at, now_ms)
+            if row.state in ("pending", "failed") and not row.paused
+            else ""
+        ),
+        "lease": lease,
+        "calls": str(row.calls),
+        "time": f"{row.call_ms / 1000:.0f}s" if row.call_ms else "",
+        "models": one_line(", ".join(m.split("/", 1)[-1] for m in row.call_models)),
+        "id": one_line(row.id),
+    }
+
+
+def _parse(value: str, fallback: float) -> float:
+    from store._js import parse_ms
+
+    ms = parse_ms(value)
+    return ms if ms is not None else fallback
+
+
+class SourceList(VirtualList[SourceRow]):
+    """Sources newest first, with their job state, retries and costs."""
+
+    COLUMNS = (
+        Column("state", "STATE", 10),
+        Column("kind", "KIND", 8),
+        Column("origin", "ORIGIN", 10),
+        Column("created", "CREATED", 11),
+        Column("attempt", "ATT", 3),
+        Column("failures", "FAILURES", 18),
+        Column("retry", "RETRY", 5),
+        Column("lease", "LEASE", 7),
+        Column("calls", "CALLS", 5),
+        Column("time", "TIME", 5),
+        Column("models", "MODELS", 16),
+        Column("id", "SOURCE", 0),
+    )
+    DROP_ORDER = ("models", "time", "lease", "calls", "origin", "attempt", "created")
+    CLASS_PREFIX = "source-list"
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "source-list--header",
+        "source-list--cursor",
+        "source-list--empty",
+        "source-list--pending",
+        "source-list--running",
+        "source-list--done",
+        "source-list--failed",
+        "source-list--paused",
+        "source-list--corrupt",
+    }
+
+    class Highlighted(VirtualList.Highlighted):
+        """The highlighted source changed."""
+
+    def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
+        super().__init__(name=name, id=id)
+        self.now_ms = 0.0
+        self.empty_text = "No sources."
+
+    def row_key(self, row: SourceRow) -> str:
+        return row.id
+
+    def cells(self, row: SourceRow) -> dict[str, str]:
+        return source_cells(row, self.now_ms)
+
+    def cell_class(self, row: SourceRow, column: str) -> str | None:
+        if isinstance(row, CorruptRow):
+            return "corrupt"
+        if column in ("state", "failures"):
+            return source_state(row, self.now_ms)
+        return None
+
+    def make_highlighted(self, row: SourceRow | None) -> SourceList.Highlighted:
+        return self.Highlighted(self, row)

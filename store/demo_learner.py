@@ -1,0 +1,120 @@
+"""A learner that writes the way pi's learning runs do, a few times a second.
+
+Used by ``memevo-tui --demo --live`` so a new user can watch sources arrive,
+run, fail and finish, and memories appear, change and get reinforced. It uses
+its own connection (as pi does), so the dashboard sees its commits the way it
+sees pi's. Everything goes through ``store.learning``: the file stays valid.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import uuid
+from pathlib import Path
+
+from ._js import iso
+from .clock import Clock
+from .learning import ClaimIn, Learning
+from .store import MemoryStore
+
+SCOPES = ("/home/demo/projects/tidewater", "/home/demo/projects/homelab")
+MODELS = ("anthropic/claude-sonnet-4-5", "openai/gpt-5-mini")
+TOPICS = (
+    ("fact", "The {svc} service listens on port {port} in staging."),
+    ("fact", "{svc} logs are kept for {n} days in Loki."),
+    ("decision", "{svc} deploys go through Argo CD with a manual sync window."),
+    ("preference", "Keep {svc} configuration in environment variables, not files."),
+    ("project_state", "[In Progress] Migrating {svc} to the new cluster"),
+    ("project_state", "[done] {svc} health checks added to the load balancer"),
+)
+SERVICES = ("forecast-api", "tide-worker", "station-sync", "grafana", "pihole", "restic", "caddy")
+SECTIONS = {
+    "fact": "Critical Context",
+    "decision": "Key Decisions",
+    "preference": "Constraints & Preferences",
+    "project_state": "Progress",
+}
+FAILURES = ("provider", "rate_limit", "timeout", "invalid_output")
+
+
+def _summary(claims: list[tuple[str, str]]) -> str:
+    parts = ["## Goal\nKeep the demo projects running.\n"]
+    for kind, text in claims:
+        body = text.split("] ", 1)[1] if kind == "project_state" else text
+        bullet = ("- [x] " if text.startswith("[done]") else "- ") + body
+        parts.append(f"## {SECTIONS[kind]}\n{bullet}\n")
+    return "\n".join(parts)
+
+
+async def learn_forever(
+    path: str | Path,
+    *,
+    clock: Clock,
+    stop: asyncio.Event,
+    interval: float = 0.35,
+    seed: int = 7,
+) -> int:
+    """Write learning traffic until ``stop`` is set; returns the number of runs."""
+    rng = random.Random(seed)
+    runs = 0
+    async with await MemoryStore.open(path, clock=clock) as store:
+        learning = Learning(store)
+        while not stop.is_set():
+            runs += 1
+            scope = rng.choice(SCOPES)
+            svc = rng.choice(SERVICES)
+            kind, template = rng.choice(TOPICS)
+            text = template.format(svc=svc, port=rng.randint(3000, 9999), n=rng.choice((7, 14, 30)))
+            session = uuid.UUID(int=rng.getrandbits(128), version=4)
+            sid = f"compact:{session}:{runs:08x}"
+            source = {
+                "id": sid,
+                "scope": scope,
+                "kind": "summary",
+                "content": _summary([(kind, text)]),
+                "createdAt": iso(clock()),
+            }
+            try:
+                await learning.capture(source)
+                await _pause(stop, interval * rng.uniform(0.3, 1.0))
+                model = rng.choice(MODELS)
+                run = await learning.begin(sid, model=model, reserved_usd=0.2)
+                if run is None:
+                    continue
+                await _pause(stop, interval * rng.uniform(0.5, 1.5))
+                if rng.random() < 0.2:
+                    await learning.fail(run, rng.choice(FAILURES), jitter=rng)
+                    continue
+                claims = []
+                if rng.random() < 0.6:
+                    svc2 = rng.choice(SERVICES)
+                    kind2, template2 = rng.choice(TOPICS)
+                    claims.append(
+                        ClaimIn(
+                            kind2,
+                            template2.format(
+                                svc=svc2, port=rng.randint(3000, 9999), n=rng.choice((7, 14, 30))
+                            ),
+                        )
+                    )
+                await learning.finish(
+                    run,
+                    claims,
+                    model=model,
+                    diagnostic={"protocol": 2, "model": model, "outputBytes": 120},
+                    charged_usd=round(rng.uniform(0.004, 0.02), 6),
+                    input_tokens=rng.randint(1500, 4000),
+                    output_tokens=rng.randint(40, 300),
+                )
+            except Exception:
+                await _pause(stop, interval)
+            await _pause(stop, interval)
+    return runs
+
+
+async def _pause(stop: asyncio.Event, seconds: float) -> None:
+    try:
+        await asyncio.wait_for(stop.wait(), timeout=seconds)
+    except TimeoutError:
+        pass

@@ -1,0 +1,163 @@
+"""Live updates: commits by another process show up without a key press."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from memevo_tui.widgets.event_list import EventList
+from memevo_tui.widgets.memory_list import MemoryList
+from memevo_tui.widgets.source_detail import SourceDetail
+from memevo_tui.widgets.source_list import SourceList
+from store import Memory, MemoryStore, Source, system_clock
+from store.demo_learner import learn_forever
+from store.validate import event_problem, record_problem
+
+from apphelpers import make_app, snapshot_copy, wait_loaded
+
+DURABLE = "e665359dabc60f842b48881d"
+
+PIN_FROM_ANOTHER_PROCESS = textwrap.dedent(
+    """
+    import asyncio, sys
+    from store import MemoryStore, fixed_clock
+
+    async def main(path, memory_id):
+        clock = fixed_clock("2026-11-01T12:00:00.000Z")
+        async with await MemoryStore.open(path, clock=clock) as store:
+            await store.pin(memory_id)
+
+    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    """
+)
+
+
+def pin_elsewhere(path: Path, memory_id: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", PIN_FROM_ANOTHER_PROCESS, str(path), memory_id],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+async def wait_for(pilot: Pilot[None], condition: Any, seconds: float = 5.0) -> bool:
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return True
+        await pilot.pause(0.05)
+    return bool(condition())
+
+
+def row(app: Any, memory_id: str) -> Memory | None:
+    for r in app.query_one("#memory-list", MemoryList).rows:
+        if r.id == memory_id and isinstance(r, Memory):
+            return r
+    return None
+
+
+async def test_another_process_commit_appears_without_a_key_press(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("h")  # history loaded, so new events must appear at its top
+        await pilot.pause(0.2)
+        await app.workers.wait_for_complete()
+        before = row(app, DURABLE)
+        assert before is not None and not before.pinned
+        cursor_before = app.query_one(EventList).cursor
+        await asyncio.to_thread(pin_elsewhere, realistic, DURABLE)
+        assert await wait_for(pilot, lambda: (r := row(app, DURABLE)) is not None and r.pinned)
+        events = app.query_one(EventList)
+        assert await wait_for(pilot, lambda: events.rows[0].reason == "pin")  # type: ignore[union-attr]
+        assert events.cursor == cursor_before + 1  # the cursor stays on its event
+        assert "last change" in str(app.query_one("#status-line").render())
+
+
+async def test_space_pauses_and_resumes_live_updates(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("space")
+        assert app.live is False
+        await asyncio.to_thread(pin_elsewhere, realistic, DURABLE)
+        await pilot.pause(0.8)
+        r = row(app, DURABLE)
+        assert r is not None and not r.pinned  # paused: nothing refreshed
+        await pilot.press("space")
+        assert await wait_for(pilot, lambda: (r := row(app, DURABLE)) is not None and r.pinned)
+
+
+async def test_learning_view(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("l")
+        await pilot.pause(0.2)
+        await app.workers.wait_for_complete()
+        sources = app.query_one(SourceList)
+        assert len(sources.rows) == 118
+        assert "pending 5 · running 2 · failed 14 (paused 5)" in app._learning_summary
+        # walk to a source with model calls; its calls show in the detail pane
+        with_calls = next(
+            i for i, s in enumerate(sources.rows) if isinstance(s, Source) and s.calls
+        )
+        await pilot.press(*["j"] * with_calls)
+        await pilot.pause(0.2)
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.1)
+        from rich.console import Console
+
+        console = Console(width=120, record=True)
+        console.print(app.query_one(SourceDetail).body)
+        text = console.export_text()
+        assert "Model calls" in text and "Records its runs changed" in text
+
+
+async def test_demo_learner_leaves_the_store_valid(demo_store: Path) -> None:
+    """About a minute of the learner's traffic (it runs every ~0.35 s), compressed."""
+    stop = asyncio.Event()
+    task = asyncio.create_task(
+        learn_forever(demo_store, clock=system_clock, stop=stop, interval=0.01)
+    )
+    await asyncio.sleep(3)
+    stop.set()
+    runs = await task
+    assert runs >= 60
+    async with await MemoryStore.open(demo_store) as store:
+        load = await store.load_memories()
+        assert load.corrupt == ()
+    con = sqlite3.connect(demo_store)
+    for memory_id, raw in con.execute("SELECT id, data FROM memories"):
+        assert record_problem(json.loads(raw)) is None, memory_id
+    for eid, scope, raw in con.execute("SELECT id, scope, data FROM events"):
+        assert event_problem(json.loads(raw), eid, scope) is None, eid
+    assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    states = {s for (s,) in con.execute("SELECT DISTINCT state FROM sources")}
+    con.close()
+    assert {"done", "failed"} <= states
+
+
+def test_learning_view_snapshot(snap_compare: Any, tmp_path: Path) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await wait_loaded(pilot)
+        await pilot.press("l")
+        await pilot.pause(0.2)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.press("j", "j")
+        await pilot.pause(0.2)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=(160, 50), run_before=run_before)
