@@ -38,6 +38,7 @@ from store import (
 )
 from store._js import iso
 from store.demo_learner import learn_forever
+from store.status import queue_status
 
 from .commands import SORTS, MemevoCommands
 from .messages import (
@@ -63,6 +64,7 @@ from .text import one_line, visible
 from .view import DEFAULT_DESCENDING, View, apply_view
 from .widgets.event_diff import EventDiff, describe_undo
 from .widgets.event_list import EventList
+from .widgets.learning_status import LearningStatus
 from .widgets.memory_detail import MemoryDetail
 from .widgets.memory_list import MemoryList, Row
 from .widgets.source_detail import SourceDetail
@@ -292,6 +294,7 @@ class MemevoApp(App[None]):
                     yield EventList(id="event-list")
                     yield EventDiff(id="event-diff")
             with TabPane("Learning", id="learning"):
+                yield LearningStatus(id="learning-status")
                 with Horizontal(id="learning-main", classes="split"):
                     yield SourceList(id="source-list")
                     yield SourceDetail(id="source-detail")
@@ -560,6 +563,7 @@ class MemevoApp(App[None]):
             ("lists", VirtualList.BINDINGS),
             ("memory list", MemoryList.BINDINGS),
             ("history", EventList.BINDINGS),
+            ("learning", SourceList.BINDINGS),
             ("dialogs", ConfirmScreen.BINDINGS),
             ("editor", CorrectScreen.BINDINGS),
         ]
@@ -779,26 +783,11 @@ class MemevoApp(App[None]):
         try:
             store = await self._open()
             sources = await store.sources(limit=SOURCE_PAGE)
-            counts = await store.query("SELECT state, count(*) FROM sources GROUP BY state")
-            hour = await store.query(
-                "SELECT count(*) FROM model_calls WHERE at > ?", (self.clock() - 3_600_000,)
-            )
-            usd = await store.query(
-                "SELECT coalesce(sum(coalesce(charged_usd, reserved_usd, 0)), 0) "
-                "FROM model_calls WHERE at > ?",
-                (self.clock() - 86_400_000,),
-            )
+            queue = await queue_status(store)
         except StoreError as exc:
             self.post_message(StoreFailed(str(exc)))
             return
-        by_state = dict((str(k), int(v)) for k, v in counts)
-        paused = sum(1 for s in sources if isinstance(s, Source) and s.paused)
-        summary = (
-            f"learning: pending {by_state.get('pending', 0)} · running "
-            f"{by_state.get('running', 0)} · failed {by_state.get('failed', 0)} "
-            f"(paused {paused}) · calls/h {hour[0][0]} · ${float(usd[0][0]):.2f}/24h"
-        )
-        self.post_message(SourcesLoaded(sources, summary))
+        self.post_message(SourcesLoaded(sources, queue))
 
     def on_sources_loaded(self, message: SourcesLoaded) -> None:
         if not self.ready:
@@ -815,7 +804,14 @@ class MemevoApp(App[None]):
                 or getattr(before[r.id], "state", None) != getattr(r, "state", None)
             }
             source_list.flash(changed)
-        self._learning_summary = message.summary
+        q = message.queue
+        by_state = q.sources_by_state
+        self._learning_summary = (
+            f"learning: pending {by_state.get('pending', 0)} · running "
+            f"{by_state.get('running', 0)} · failed {by_state.get('failed', 0)} "
+            f"(paused {q.paused}) · calls/h {q.calls_last_hour} · ${q.usd_last_24h:.2f}/24h"
+        )
+        self.query_one(LearningStatus).show(q)
         self.update_status()
 
     def on_source_list_highlighted(self, message: SourceList.Highlighted) -> None:
@@ -825,6 +821,13 @@ class MemevoApp(App[None]):
         self.query_one(SourceDetail).show(row)
         if isinstance(row, Source):
             self.load_source_details(row.id)
+
+    def on_source_list_open_requested(self, message: SourceList.OpenRequested) -> None:
+        query = f"src:{message.source_id}"
+        self.query_one("#filter", Input).value = query
+        self._set_view(query=query, show_hidden=True)
+        self.action_show_tab("memories")
+        self.focus_now(self.query_one("#memory-list", MemoryList))
 
     @work(exclusive=True, group="source-details", exit_on_error=False)
     async def load_source_details(self, source_id: str) -> None:

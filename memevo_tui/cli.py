@@ -202,37 +202,39 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, out: TextIO) ->
                 {
                     "memories": r.memory_rows,
                     "byStatus": r.memories_by_status,
-                    "sources": r.sources_by_state,
+                    "sources": r.queue.sources_by_state,
                     "schema": r.schema,
                     "legacyImport": r.legacy_import,
-                    "retrying": r.retrying,
-                    "paused": r.paused,
-                    "failureClasses": r.failure_classes,
-                    "callsLastHour": r.calls_last_hour,
-                    "callsLast24h": r.calls_last_24h,
-                    "usdLast24h": round(r.usd_last_24h, 4),
-                    "unknownCostCalls": r.unknown_cost_calls,
-                    "inputTokens24h": r.input_tokens_24h,
-                    "outputTokens24h": r.output_tokens_24h,
-                    "coolingRoutes": [list(c) for c in r.cooling_routes],
+                    "retrying": r.queue.retrying,
+                    "paused": r.queue.paused,
+                    "failureClasses": r.queue.failure_classes,
+                    "callsLastHour": r.queue.calls_last_hour,
+                    "callsLast24h": r.queue.calls_last_24h,
+                    "usdLast24h": round(r.queue.usd_last_24h, 4),
+                    "unknownCostCalls": r.queue.unknown_cost_calls,
+                    "inputTokens24h": r.queue.input_tokens_24h,
+                    "outputTokens24h": r.queue.output_tokens_24h,
+                    "coolingRoutes": [list(c) for c in r.queue.cooling_routes],
                     "problems": list(r.problems),
                 }
             )
         else:
-            states = ", ".join(f"{k}={v}" for k, v in r.sources_by_state.items()) or "no sources"
+            states = (
+                ", ".join(f"{k}={v}" for k, v in r.queue.sources_by_state.items()) or "no sources"
+            )
             out.write(f"{r.memory_rows} memories; {states}; schema {r.schema}\n")
             out.write(f"Legacy import: {r.legacy_import}\n")
-            out.write(f"Recovery: retrying={r.retrying} paused={r.paused}\n")
-            for s in r.failing:
+            out.write(f"Recovery: retrying={r.queue.retrying} paused={r.queue.paused}\n")
+            for s in r.queue.failing:
                 out.write(f"  {one_line(s.id, 80)}: {s.last_error or 'unknown'}; "
                           f"attempts={s.attempt}; failures={s.failures}/5\n")  # fmt: skip
             out.write(
-                f"Shared calls/hour={r.calls_last_hour}/{r.calls_per_hour_limit} "
-                f"last24h={r.calls_last_24h} USD={r.usd_last_24h:.4f} "
-                f"unknown-cost calls={r.unknown_cost_calls} tokens in/out="
-                f"{r.input_tokens_24h}/{r.output_tokens_24h}\n"
+                f"Shared calls/hour={r.queue.calls_last_hour}/{r.queue.calls_per_hour_limit} "
+                f"last24h={r.queue.calls_last_24h} USD={r.queue.usd_last_24h:.4f} "
+                f"unknown-cost calls={r.queue.unknown_cost_calls} tokens in/out="
+                f"{r.queue.input_tokens_24h}/{r.queue.output_tokens_24h}\n"
             )
-            for route, code, until in r.cooling_routes:
+            for route, code, until in r.queue.cooling_routes:
                 out.write(f"  {one_line(route)}: {code}; availableAfter={iso(until)}\n")
             for problem in r.problems:
                 out.write(f"PROBLEM: {one_line(problem)}\n")

@@ -8,6 +8,7 @@ from typing import Any
 from textual.message import Message
 
 from store import CorruptRow, Event, Memory, MemoryLoad, ModelCall, Source
+from store.status import QueueStatus
 
 UndoPlan = list[tuple[dict[str, Any], dict[str, Any]]]
 
@@ -124,10 +125,10 @@ class LiveChange(Message):
 class SourcesLoaded(Message):
     """The learning queue and its status figures."""
 
-    def __init__(self, sources: Sequence[Source | CorruptRow], summary: str) -> None:
+    def __init__(self, sources: Sequence[Source | CorruptRow], queue: QueueStatus) -> None:
         super().__init__()
         self.sources = sources
-        self.summary = summary
+        self.queue = queue
 
 
 class SourceDetails(Message):

@@ -5,6 +5,7 @@ search terms (all words must match, case-insensitively); ``key:value`` tokens
 narrow by field, with commas for alternatives:
 
     kind:fact,decision  status:confirmed  origin:webshop  state:dormant  is:pinned
+    src:<source id>   (records created or last replaced by that source)
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ FIELD_ALIASES = {
     "state": "state",
     "s": "state",
     "is": "is",
+    "src": "source",
+    "source": "source",
 }
 KIND_NAMES = {label: kind for kind, label in KIND_LABELS.items()} | {k: k for k in KIND_LABELS}
 
@@ -45,6 +48,7 @@ class Filter:
     states: frozenset[str] = frozenset()
     pinned: bool | None = None
     errors: tuple[str, ...] = field(default=())
+    sources: tuple[str, ...] = ()
 
     @property
     def names_hidden(self) -> bool:
@@ -60,11 +64,15 @@ def parse_filter(query: str) -> Filter:
     states: set[str] = set()
     pinned: bool | None = None
     errors: list[str] = []
+    sources: list[str] = []
     for token in query.split():
         key, sep, value = token.partition(":")
         name = FIELD_ALIASES.get(key.casefold()) if sep else None
         if name is None:
             words.append(token.casefold())
+            continue
+        if name == "source":  # source ids may contain commas and capitals: kept whole
+            sources.append(value)
             continue
         values = [v for v in value.casefold().split(",") if v]
         if not values:
@@ -93,6 +101,7 @@ def parse_filter(query: str) -> Filter:
         frozenset(states),
         pinned,
         tuple(errors),
+        tuple(sources),
     )
 
 
@@ -114,6 +123,10 @@ def matches(m: Memory, f: Filter, cache: dict[str, str] | None = None) -> bool:
     if f.pinned is not None and m.pinned != f.pinned:
         return False
     if f.origins and not any(o in m.scope.casefold() for o in f.origins):
+        return False
+    if f.sources and not any(
+        src in (m.source_entry_id, m.evidence.source_id if m.evidence else "") for src in f.sources
+    ):
         return False
     if f.words:
         if cache is not None:

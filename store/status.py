@@ -18,15 +18,15 @@ DAY_MS = 86_400_000
 
 
 @dataclass(frozen=True, slots=True)
-class StatusReport:
+class QueueStatus:
+    """The learning queue, routing and spend: the recovery and routing reports of 5.9.
+
+    Cheap to compute (sources, model calls and route health only), so a live view
+    can refresh it often.
+    """
+
     now_ms: int
-    memory_rows: int
-    memories_by_status: dict[str, int]
     sources_by_state: dict[str, int]
-    schema: str
-    legacy_import: str
-    problems: tuple[str, ...]
-    # recovery report
     failed_or_paused: int
     paused: int
     retrying: int
@@ -34,7 +34,6 @@ class StatusReport:
     backoff_waiting: int
     next_eligible: int | None
     failure_classes: dict[str, int]
-    # routing report
     source_calls_limit: int
     source_time_limit_ms: int
     calls_last_hour: int
@@ -46,56 +45,40 @@ class StatusReport:
     output_tokens_24h: int
     cooling_routes: tuple[tuple[str, str, int], ...]
     recent_attempts: tuple[ModelCall, ...]
-    # processing report
+    calls_per_hour: tuple[int, ...]
+    """Model calls reserved in each of the last 24 hours, oldest first."""
+    failures_per_hour: tuple[int, ...]
+    """Model calls that failed in each of the last 24 hours, oldest first."""
+    problems: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StatusReport:
+    """``status()``: the whole-database checks and figures, and the queue."""
+
+    now_ms: int
+    memory_rows: int
+    memories_by_status: dict[str, int]
+    schema: str
+    legacy_import: str
+    problems: tuple[str, ...]
     recent_model_events: tuple[Event, ...]
+    queue: QueueStatus
 
 
-async def status(store: MemoryStore, *, calls_per_hour: int = 20) -> StatusReport:
+async def queue_status(store: MemoryStore, *, calls_per_hour: int = 20) -> QueueStatus:
     now = int(store.now_ms())
-    problems: list[str] = []
-    meta = await store.metadata()
-    if meta.get("schema") != "7":
-        problems.append(f"schema marker is {meta.get('schema')!r}, not '7'")
-    legacy = meta.get("legacy_import", "")
-    try:
-        legacy_state = str(json.loads(legacy).get("state", "unknown"))
-    except (ValueError, AttributeError):
-        legacy_state = "invalid"
-        problems.append("Invalid legacy import metadata")
-
-    load = await store.load_memories()
-    by_status: dict[str, int] = {}
-    for m in load.memories:
-        by_status[m.status] = by_status.get(m.status, 0) + 1
-    for c in load.corrupt:
-        problems.append(f"memory {c.id}: {c.reason}")
-    memory_rows = len(load.memories) + len(load.corrupt)
-
     states = await store.query("SELECT state, count(*) FROM sources GROUP BY state")
-    sources_by_state = {str(s): int(n) for s, n in states}
     sources = await store.sources()
-    good_sources = [s for s in sources if isinstance(s, Source)]
-    for bad in sources:
-        if isinstance(bad, CorruptRow):
-            problems.append(f"source {bad.id}: {bad.reason}")
-
-    failing = [
-        s for s in good_sources if s.state == "failed" or (s.state == "pending" and s.paused)
-    ]
-    paused = [s for s in good_sources if s.paused]
-    failing_sorted = sorted(failing, key=lambda s: (s.failed_at, s.rowid), reverse=True)
-    waiting = [s for s in good_sources if s.state == "pending" and s.retry_at > now]
+    good = [s for s in sources if isinstance(s, Source)]
+    problems = [f"source {b.id}: {b.reason}" for b in sources if isinstance(b, CorruptRow)]
+    failing = [s for s in good if s.state == "failed" or (s.state == "pending" and s.paused)]
+    paused = [s for s in good if s.paused]
+    waiting = [s for s in good if s.state == "pending" and s.retry_at > now]
     classes: dict[str, int] = {}
     for s in failing:
         code = s.last_error or "unknown"
         classes[code] = classes.get(code, 0) + 1
-
-    events = await store.events(limit=None)
-    for e in events:
-        if isinstance(e, CorruptRow):
-            problems.append(f"event {e.id}: {e.reason}")
-    model_events = [e for e in events if isinstance(e, Event) and e.actor == "model"][:5]
-
     calls_hour = await store.query(
         "SELECT count(*) FROM model_calls WHERE at > ?", (now - HOUR_MS,)
     )
@@ -112,18 +95,24 @@ async def status(store: MemoryStore, *, calls_per_hour: int = 20) -> StatusRepor
     recent = await store.query(
         f"SELECT {MODEL_CALL_COLUMNS} FROM model_calls ORDER BY at DESC, rowid DESC LIMIT 5"
     )
-    return StatusReport(
+    activity = await store.query(
+        "SELECT at, outcome, finished_at FROM model_calls WHERE at > ? OR finished_at > ?",
+        (now - DAY_MS, now - DAY_MS),
+    )
+    calls_hourly = [0] * 24
+    failures_hourly = [0] * 24
+    for at, outcome, finished_at in activity:
+        if at > now - DAY_MS:
+            calls_hourly[min(23, max(0, 23 - (now - int(at)) // HOUR_MS))] += 1
+        if outcome == "failed" and finished_at > now - DAY_MS:
+            failures_hourly[min(23, max(0, 23 - (now - int(finished_at)) // HOUR_MS))] += 1
+    return QueueStatus(
         now_ms=now,
-        memory_rows=memory_rows,
-        memories_by_status=by_status,
-        sources_by_state=sources_by_state,
-        schema=meta.get("schema", "?"),
-        legacy_import=legacy_state,
-        problems=tuple(problems),
+        sources_by_state={str(k): int(n) for k, n in states},
         failed_or_paused=len(failing),
         paused=len(paused),
         retrying=len(failing) - len(paused),
-        failing=tuple(failing_sorted[:5]),
+        failing=tuple(sorted(failing, key=lambda s: (s.failed_at, s.rowid), reverse=True)[:5]),
         backoff_waiting=len(waiting),
         next_eligible=min((s.retry_at for s in waiting), default=None),
         failure_classes=classes,
@@ -138,5 +127,42 @@ async def status(store: MemoryStore, *, calls_per_hour: int = 20) -> StatusRepor
         output_tokens_24h=int(out24),
         cooling_routes=tuple((str(i), str(c), int(u)) for i, c, u in routes),
         recent_attempts=tuple(ModelCall(*r) for r in recent),
+        calls_per_hour=tuple(calls_hourly),
+        failures_per_hour=tuple(failures_hourly),
+        problems=tuple(problems),
+    )
+
+
+async def status(store: MemoryStore, *, calls_per_hour: int = 20) -> StatusReport:
+    """Every check of 2.13 (reported, not raised) and the figures of 5.9."""
+    now = int(store.now_ms())
+    problems: list[str] = []
+    meta = await store.metadata()
+    if meta.get("schema") != "7":
+        problems.append(f"schema marker is {meta.get('schema')!r}, not '7'")
+    legacy = meta.get("legacy_import", "")
+    try:
+        legacy_state = str(json.loads(legacy).get("state", "unknown"))
+    except (ValueError, AttributeError):
+        legacy_state = "invalid"
+        problems.append("Invalid legacy import metadata")
+    load = await store.load_memories()
+    by_status: dict[str, int] = {}
+    for m in load.memories:
+        by_status[m.status] = by_status.get(m.status, 0) + 1
+    problems.extend(f"memory {c.id}: {c.reason}" for c in load.corrupt)
+    queue = await queue_status(store, calls_per_hour=calls_per_hour)
+    problems.extend(queue.problems)
+    events = await store.events(limit=None)
+    problems.extend(f"event {e.id}: {e.reason}" for e in events if isinstance(e, CorruptRow))
+    model_events = [e for e in events if isinstance(e, Event) and e.actor == "model"][:5]
+    return StatusReport(
+        now_ms=now,
+        memory_rows=len(load.memories) + len(load.corrupt),
+        memories_by_status=by_status,
+        schema=meta.get("schema", "?"),
+        legacy_import=legacy_state,
+        problems=tuple(problems),
         recent_model_events=tuple(model_events),
+        queue=queue,
     )

@@ -46,7 +46,7 @@ async def test_demo_covers_every_state(demo_store: Path) -> None:
         assert {s.kind for s in sources} == {"summary", "user", "progress"}
         report = await status(store)
         assert report.problems == ()
-        assert report.calls_last_24h > 0 and report.input_tokens_24h > 0
+        assert report.queue.calls_last_24h > 0 and report.queue.input_tokens_24h > 0
         calls = await store.model_calls()
         assert {c.outcome for c in calls} >= {"done", "failed", "running"}
 

@@ -161,3 +161,25 @@ def test_learning_view_snapshot(snap_compare: Any, tmp_path: Path) -> None:
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=(160, 50), run_before=run_before)
+
+
+async def test_enter_on_a_source_shows_its_records(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        owners = {m.source_entry_id for m in app.all_rows if isinstance(m, Memory)}
+        await pilot.press("l")
+        await pilot.pause(0.2)
+        await app.workers.wait_for_complete()
+        sources = app.query_one(SourceList)
+        index = next(i for i, s in enumerate(sources.rows) if s.id in owners)
+        target = sources.rows[index].id
+        await pilot.press(*["j"] * index, "enter")
+        await pilot.pause(0.3)
+        shown = app.query_one("#memory-list", MemoryList).rows
+        assert shown and app.query_one("#tabs").active == "memories"  # type: ignore[attr-defined]
+        assert all(
+            isinstance(m, Memory)
+            and target in (m.source_entry_id, m.evidence.source_id if m.evidence else "")
+            for m in shown
+        )

@@ -73,12 +73,12 @@ async def test_status_figures_match_the_manifest(
     async with await MemoryStore.open(realistic, clock=fixture_clock) as store:
         report = await status(store)
     assert report.memory_rows == 205
-    assert report.sources_by_state == {"done": 97, "pending": 5, "running": 2, "failed": 14}
-    assert (report.failed_or_paused, report.paused, report.retrying) == (14, 5, 9)
-    assert report.calls_last_24h == 31
+    assert report.queue.sources_by_state == {"done": 97, "pending": 5, "running": 2, "failed": 14}
+    assert (report.queue.failed_or_paused, report.queue.paused, report.queue.retrying) == (14, 5, 9)
+    assert report.queue.calls_last_24h == 31
     assert report.problems == ()
-    assert sum(report.failure_classes.values()) == 14
-    assert report.failure_classes["invalid_output"] == 2
+    assert sum(report.queue.failure_classes.values()) == 14
+    assert report.queue.failure_classes["invalid_output"] == 2
 
 
 async def test_hostile_corrupt_rows_are_reported_not_raised(hostile: Path) -> None:

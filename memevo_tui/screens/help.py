@@ -22,6 +22,7 @@ FILTER_HELP = (
     "(all must match). Narrow with key:value tokens, commas for alternatives:\n"
     "  kind:fact,decision   status:confirmed   origin:webshop\n"
     "  state:fresh|aging|dormant|pinned|forgotten|conflicted|disputed   is:pinned   is:unpinned\n"
+    "  src:<source id>   records a learning source created or last replaced\n"
     "Forgotten and conflicted records are hidden unless you press a, or ask for them."
 )
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual.binding import Binding, BindingType
+from textual.message import Message
+
 from store import CorruptRow, Source
 from store._js import iso
 
@@ -102,8 +105,35 @@ class SourceList(VirtualList[SourceRow]):
         "source-list--corrupt",
     }
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "enter",
+            "open",
+            "Its records",
+            id="learning.open",
+            tooltip="Show the records this source created or last replaced",
+        ),
+    ]
+
     class Highlighted(VirtualList.Highlighted):
         """The highlighted source changed."""
+
+    class OpenRequested(Message):
+        """Show the records of the highlighted source in the memory list."""
+
+        def __init__(self, source_list: SourceList, source_id: str) -> None:
+            super().__init__()
+            self.source_list = source_list
+            self.source_id = source_id
+
+        @property
+        def control(self) -> SourceList:
+            return self.source_list
+
+    def action_open(self) -> None:
+        row = self.highlighted
+        if row is not None:
+            self.post_message(self.OpenRequested(self, row.id))
 
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)

@@ -1,0 +1,59 @@
+"""The learning queue at a glance: the figures of pi's status report and a day of activity."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Sparkline, Static
+
+from store._js import iso
+from store.status import QueueStatus
+
+from ..text import one_line
+
+
+def describe_queue(q: QueueStatus) -> Text:
+    text = Text()
+    states = " · ".join(f"{k} {v}" for k, v in sorted(q.sources_by_state.items())) or "no sources"
+    text.append("Queue  ", style="bold")
+    text.append(f"{states}; retrying {q.retrying}, paused {q.paused}")
+    if q.next_eligible:
+        text.append(f"; next eligible {iso(q.next_eligible)[11:19]}")
+    text.append("\nFailures  ", style="bold")
+    text.append(", ".join(f"{code} {n}" for code, n in sorted(q.failure_classes.items())) or "none")
+    text.append("\nBudget  ", style="bold")
+    text.append(
+        f"calls/hour {q.calls_last_hour}/{q.calls_per_hour_limit} · last 24 h "
+        f"{q.calls_last_24h} calls, ${q.usd_last_24h:.4f}"
+        f"{f' ({q.unknown_cost_calls} of unknown cost)' if q.unknown_cost_calls else ''}, "
+        f"tokens in/out {q.input_tokens_24h:,}/{q.output_tokens_24h:,}"
+    )
+    text.append("\nRoutes  ", style="bold")
+    if q.cooling_routes:
+        text.append(
+            "; ".join(
+                f"{one_line(route, 40)} {code} until {iso(until)[11:19]}"
+                for route, code, until in q.cooling_routes
+            )
+        )
+    else:
+        text.append("no route cooling down")
+    return text
+
+
+class LearningStatus(Horizontal):
+    """Figures on the left, calls and failures per hour over the last day on the right."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="queue-figures", markup=False)
+        with Vertical(id="queue-activity"):
+            yield Static("calls per hour, last 24 h", classes="spark-label")
+            yield Sparkline([], id="calls-spark")
+            yield Static("failures per hour", classes="spark-label")
+            yield Sparkline([], id="failures-spark")
+
+    def show(self, queue: QueueStatus) -> None:
+        self.query_one("#queue-figures", Static).update(describe_queue(queue))
+        self.query_one("#calls-spark", Sparkline).data = list(queue.calls_per_hour)
+        self.query_one("#failures-spark", Sparkline).data = list(queue.failures_per_hour)
