@@ -307,7 +307,7 @@ class MemevoApp(App[None]):
         yield Footer()
 
     def _narrow(self, width: int) -> None:
-        for split in self.query(".split"):
+        for split in self.query(".split, LearningStatus"):
             split.set_class(width < self.NARROW, "-narrow")
 
     def on_resize(self, event: events.Resize) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import uuid
 from pathlib import Path
 
@@ -36,6 +37,7 @@ SECTIONS = {
     "project_state": "Progress",
 }
 FAILURES = ("provider", "rate_limit", "timeout", "invalid_output")
+_NUMBER = re.compile(r"\b\d{1,4}\b")
 
 
 def _summary(claims: list[tuple[str, str]]) -> str:
@@ -58,6 +60,7 @@ async def learn_forever(
     """Write learning traffic until ``stop`` is set; returns the number of runs."""
     rng = random.Random(seed)
     runs = 0
+    recent: dict[str, list[tuple[str, str]]] = {scope: [] for scope in SCOPES}
     async with await MemoryStore.open(path, clock=clock) as store:
         learning = Learning(store)
         while not stop.is_set():
@@ -66,13 +69,14 @@ async def learn_forever(
             svc = rng.choice(SERVICES)
             kind, template = rng.choice(TOPICS)
             text = template.format(svc=svc, port=rng.randint(3000, 9999), n=rng.choice((7, 14, 30)))
+            recent[scope] = [*recent[scope][-5:], (kind, text)]
             session = uuid.UUID(int=rng.getrandbits(128), version=4)
             sid = f"compact:{session}:{runs:08x}"
             source = {
                 "id": sid,
                 "scope": scope,
                 "kind": "summary",
-                "content": _summary([(kind, text)]),
+                "content": _summary([(kind, text), *recent[scope][-2:]]),
                 "createdAt": iso(clock()),
             }
             try:
@@ -87,6 +91,12 @@ async def learn_forever(
                     await learning.fail(run, rng.choice(FAILURES), jitter=rng)
                     continue
                 claims = []
+                # Now and then, later evidence replaces an older record (a new number).
+                numbered = [c for c in run.candidates if _NUMBER.search(c["content"])]
+                if numbered and rng.random() < 0.35:
+                    old = rng.choice(numbered)
+                    new_text = _NUMBER.sub(lambda m: str(int(m.group(0)) + 1), old["content"], 1)
+                    claims.append(ClaimIn(old["kind"], new_text, replaces=old["id"]))
                 if rng.random() < 0.6:
                     svc2 = rng.choice(SERVICES)
                     kind2, template2 = rng.choice(TOPICS)

@@ -63,8 +63,20 @@ def source_cells(row: SourceRow, now_ms: float) -> dict[str, str]:
         "calls": str(row.calls),
         "time": f"{row.call_ms / 1000:.0f}s" if row.call_ms else "",
         "models": one_line(", ".join(m.split("/", 1)[-1] for m in row.call_models)),
+        "corrections": str(row.corrections) if row.corrections else "",
+        "diagnostic": diagnostic_summary(row.diagnostic),
         "id": one_line(row.id),
     }
+
+
+def diagnostic_summary(diagnostic: dict[str, object]) -> str:
+    """The diagnostic's reason, error class, HTTP status and stop reason, briefly."""
+    parts = [
+        str(diagnostic[key])
+        for key in ("reason", "errorClass", "httpStatus", "stopReason")
+        if key in diagnostic
+    ]
+    return one_line(" ".join(parts))
 
 
 def _parse(value: str, fallback: float) -> float:
@@ -89,9 +101,14 @@ class SourceList(VirtualList[SourceRow]):
         Column("calls", "CALLS", 5),
         Column("time", "TIME", 5),
         Column("models", "MODELS", 16),
+        Column("corrections", "COR", 3),
+        Column("diagnostic", "DIAGNOSTIC", 14),
         Column("id", "SOURCE", 0),
     )
-    DROP_ORDER = ("models", "time", "lease", "calls", "origin", "attempt", "created")
+    DROP_ORDER = (
+        "models", "corrections", "time", "lease", "diagnostic", "calls", "origin", "attempt",
+        "created",
+    )  # fmt: skip
     CLASS_PREFIX = "source-list"
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "source-list--header",
