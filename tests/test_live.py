@@ -122,6 +122,10 @@ async def test_learning_view(realistic: Path) -> None:
         console.print(app.query_one(SourceDetail).body)
         text = console.export_text()
         assert "Model calls" in text and "Records its runs changed" in text
+        source = sources.rows[with_calls]
+        assert isinstance(source, Source)
+        calls = await app.store.model_calls(source.id)
+        assert calls and calls[0].provider in text and calls[0].outcome in text
 
 
 async def test_demo_learner_leaves_the_store_valid_after_a_minute(demo_store: Path) -> None:

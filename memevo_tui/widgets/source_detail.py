@@ -43,13 +43,16 @@ def describe_source(
         head.append("diagnostic ", style="bold")
         head.append(visible(js_json(source.diagnostic)) + "\n")
     table = Table(title="Model calls", title_justify="left", expand=True, box=None)
-    for column in ("#", "model", "outcome", "code", "in", "out", "reserved", "charged", "took"):
-        table.add_column(column, no_wrap=column != "model", overflow="fold")
+    for column in (
+        "#", "model", "provider", "outcome", "code", "in", "out", "reserved", "charged", "took",
+    ):  # fmt: skip
+        table.add_column(column, no_wrap=column not in ("model", "provider"), overflow="fold")
     for c in calls:
         took = f"{(c.finished_at - c.at) / 1000:.1f}s" if c.finished_at else "running"
         table.add_row(
             str(c.attempt),
             Text(visible(c.model)),
+            Text(visible(c.provider)),
             c.outcome,
             c.code or "",
             "" if c.input_tokens is None else str(c.input_tokens),
