@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import stat
 import sys
 import tempfile
@@ -90,6 +91,17 @@ def _check_path(path: Path) -> str | None:
     return None
 
 
+def _exit_cleanly_on(*signals: signal.Signals) -> None:
+    """Turn these signals into SystemExit, so the demo's temporary copy is removed
+    when the terminal closes or the process is asked to stop."""
+
+    def leave(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    for sig in signals:
+        signal.signal(sig, leave)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     for name in ("db", "read_only", "demo", "json"):
@@ -109,6 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sys.stderr.write("memevo-tui: --demo and --db cannot be used together\n")
                 return EXIT_CANNOT_RUN
             workdir = tempfile.TemporaryDirectory(prefix="memevo-demo-")
+            _exit_cleanly_on(signal.SIGTERM, signal.SIGHUP)
             path = build_demo(Path(workdir.name) / "memory.sqlite", now_ms=clock())
         else:
             path = Path(args.db).expanduser() if args.db else default_db_path()
