@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import os
 import signal
-import stat
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from store import MemoryStore, clock_from_env, default_db_path
+from store import (
+    CannotOpen,
+    MemoryStore,
+    MissingStore,
+    check_store_file,
+    clock_from_env,
+    default_db_path,
+)
 from store.demo import build_demo
 
 from . import __version__
@@ -72,25 +77,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _check_path(path: Path) -> str | None:
-    """One clear line when ``path`` cannot be a store; None when it may be opened."""
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return f"no memory store at {path}; pass --db PATH, or try --demo"
-    except OSError as exc:
-        return f"cannot read {path}: {exc.strerror}"
-    if stat.S_ISLNK(st.st_mode):
-        return f"{path} is a symbolic link; the memory database must be a regular file"
-    if stat.S_ISDIR(st.st_mode):
-        return f"{path} is a directory, not a memory database; pass the .sqlite file"
-    if not stat.S_ISREG(st.st_mode):
-        return f"{path} is not a regular file"
-    if not os.access(path, os.R_OK):
-        return f"cannot read {path}: permission denied"
-    return None
-
-
 def _exit_cleanly_on(*signals: signal.Signals) -> None:
     """Turn these signals into SystemExit, so the demo's temporary copy is removed
     when the terminal closes or the process is asked to stop."""
@@ -125,9 +111,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             path = build_demo(Path(workdir.name) / "memory.sqlite", now_ms=clock())
         else:
             path = Path(args.db).expanduser() if args.db else default_db_path()
-            problem = _check_path(path)
-            if problem is not None:
-                sys.stderr.write(f"memevo-tui: {problem}\n")
+            try:
+                check_store_file(path)
+            except MissingStore:
+                sys.stderr.write(
+                    f"memevo-tui: no memory store at {path}; pass --db PATH, or try --demo\n"
+                )
+                return EXIT_CANNOT_RUN
+            except CannotOpen as exc:
+                sys.stderr.write(f"memevo-tui: {exc}\n")
                 return EXIT_CANNOT_RUN
 
         async def open_store() -> MemoryStore:

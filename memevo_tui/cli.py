@@ -27,7 +27,7 @@ from store._js import iso, parse_ms
 from store.search import search as search_memories
 from store.status import status as status_report
 
-from .text import one_line, visible
+from .text import iso_day, one_line, visible
 
 EXIT_OK, EXIT_REFUSED, EXIT_CANNOT_RUN = 0, 1, 2
 VERBS = (
@@ -94,11 +94,6 @@ def record_json(memory: Memory) -> dict[str, Any]:
     return {"memory": memory.data, "quality": memory.quality.as_json()}
 
 
-def _date(value: str | None) -> str:
-    ms = parse_ms(value)
-    return iso(ms)[:10] if ms is not None else "?"
-
-
 def _print_table(memories: list[Memory], out: TextIO) -> None:
     width = shutil.get_terminal_size((120, 24)).columns
     head = f"{'ID':<24} {'KIND':<13} {'STATUS':<11} {'STATE':<9} {'UPDATED':<10} "
@@ -107,7 +102,7 @@ def _print_table(memories: list[Memory], out: TextIO) -> None:
         pin = "*" if m.pinned else " "
         row = (
             f"{one_line(m.id, 24):<24} {m.kind:<13} {m.status:<11} {m.state:<9} "
-            f"{_date(m.updated_at):<10}{pin}"
+            f"{iso_day(m.updated_at):<10}{pin}"
         )
         out.write(row + one_line(m.content, max(20, width - len(row) - 1)) + "\n")
     out.write(f"{len(memories)} record(s)\n")

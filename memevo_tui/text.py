@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from store._js import iso, parse_ms
+
 _BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 _CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
 
@@ -60,3 +62,9 @@ def one_line(text: str, width: int | None = None) -> str:
     if width is not None and len(line) > width:
         return line[: max(0, width - 1)] + "…"
     return line
+
+
+def iso_day(value: str | None) -> str:
+    """``YYYY-MM-DD`` (UTC) of a stored timestamp, or ``""`` when it does not parse."""
+    ms = parse_ms(value)
+    return iso(ms)[:10] if ms is not None else ""

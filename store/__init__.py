@@ -4,7 +4,16 @@ It never imports Textual or ``memevo_tui``: scripts and tests use it directly.
 """
 
 from .clock import Clock, clock_from_env, fixed_clock, system_clock
-from .errors import Busy, CannotOpen, Changed, ReadOnly, Refused, StoreError, UnsupportedSchema
+from .errors import (
+    Busy,
+    CannotOpen,
+    Changed,
+    MissingStore,
+    ReadOnly,
+    Refused,
+    StoreError,
+    UnsupportedSchema,
+)
 from .model import (
     CorruptRow,
     Event,
@@ -19,7 +28,7 @@ from .model import (
     Source,
 )
 from .paths import default_db_path
-from .store import MemoryStore
+from .store import MemoryStore, check_store_file
 
 __all__ = [
     "Busy",
@@ -32,6 +41,7 @@ __all__ = [
     "Memory",
     "MemoryLoad",
     "MemoryStore",
+    "MissingStore",
     "ModelCall",
     "Quality",
     "ReadOnly",
@@ -42,6 +52,7 @@ __all__ = [
     "Source",
     "StoreError",
     "UnsupportedSchema",
+    "check_store_file",
     "clock_from_env",
     "default_db_path",
     "fixed_clock",

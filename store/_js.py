@@ -39,10 +39,6 @@ def js_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def sha256_hex(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def fp(text: str) -> str:
     """Content fingerprint (§2.2.4): 24 hex chars of sha256 over the JS-trimmed text."""
     return hashlib.sha256(js_trim(text).encode("utf-8")).hexdigest()[:24]
@@ -121,12 +117,6 @@ def _parse_uncached(value: str) -> float | None:
 def is_canonical_iso(value: str) -> bool:
     """True when ``value`` is already exactly what ``toISOString()`` writes."""
     return len(value) == 24 and _CANONICAL.match(value) is not None
-
-
-def normalise_iso(value: str) -> str | None:
-    """Re-serialise a parseable timestamp in the JS ISO shape."""
-    ms = parse_ms(value)
-    return None if ms is None else iso(ms)
 
 
 def utf8_len(text: str) -> int:

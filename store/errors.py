@@ -11,6 +11,10 @@ class CannotOpen(StoreError):
     """The file cannot be opened as a memory store (missing, not a regular file, ...)."""
 
 
+class MissingStore(CannotOpen):
+    """There is no file at the path."""
+
+
 class UnsupportedSchema(CannotOpen):
     """The schema marker is not one this build supports."""
 

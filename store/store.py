@@ -24,7 +24,16 @@ import aiosqlite
 
 from ._js import fp, iso, js_json, js_len, js_trim, parse_ms, union
 from .clock import Clock, system_clock
-from .errors import Busy, CannotOpen, Changed, ReadOnly, Refused, StoreError, UnsupportedSchema
+from .errors import (
+    Busy,
+    CannotOpen,
+    Changed,
+    MissingStore,
+    ReadOnly,
+    Refused,
+    StoreError,
+    UnsupportedSchema,
+)
 from .extract import extract
 from .model import (
     VERDICTS,
@@ -41,7 +50,6 @@ from .redact import redact
 from .rows import (
     MODEL_CALL_COLUMNS,
     SOURCE_COLUMNS,
-    memory_from_data,
     parse_event_row,
     parse_memory_row,
     parse_model_call,
@@ -69,6 +77,28 @@ def _without(record: dict[str, Any], key: str) -> dict[str, Any]:
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
+
+
+def check_store_file(path: Path) -> os.stat_result:
+    """The opening rules of 1.2 step 4 (regular file, never a symlink), plus readability.
+
+    Raises ``MissingStore`` or ``CannotOpen`` with a one-line reason; touches nothing.
+    """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        raise MissingStore(f"No memory store at {path}") from None
+    except OSError as exc:
+        raise CannotOpen(f"Cannot read {path}: {exc.strerror}") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise CannotOpen(f"{path} is a symbolic link; the memory database must be a regular file")
+    if stat.S_ISDIR(st.st_mode):
+        raise CannotOpen(f"{path} is a directory, not a memory database")
+    if not stat.S_ISREG(st.st_mode):
+        raise CannotOpen(f"{path} is not a regular file; the memory database must be one")
+    if not os.access(path, os.R_OK):
+        raise CannotOpen(f"Cannot read {path}: permission denied")
+    return st
 
 
 class MemoryStore:
@@ -104,7 +134,7 @@ class MemoryStore:
         *,
         read_only: bool = False,
         clock: Clock = system_clock,
-        new_id: IdFactory = _uuid4,
+        new_id: IdFactory | None = None,
     ) -> MemoryStore:
         """Open an existing store (§1.2) without creating, migrating or importing anything.
 
@@ -112,20 +142,7 @@ class MemoryStore:
         Raises ``CannotOpen`` (or ``UnsupportedSchema``) with a one-line reason.
         """
         p = Path(path)
-        try:
-            st = os.lstat(p)
-        except FileNotFoundError:
-            raise CannotOpen(f"No memory store at {p}") from None
-        except OSError as exc:
-            raise CannotOpen(f"Cannot read {p}: {exc.strerror}") from None
-        if stat.S_ISLNK(st.st_mode):
-            raise CannotOpen(f"{p} is a symbolic link; the memory database must be a regular file")
-        if stat.S_ISDIR(st.st_mode):
-            raise CannotOpen(f"{p} is a directory, not a memory database")
-        if not stat.S_ISREG(st.st_mode):
-            raise CannotOpen(f"{p} is not a regular file; the memory database must be one")
-        if not os.access(p, os.R_OK):
-            raise CannotOpen(f"Cannot read {p}: permission denied")
+        st = check_store_file(p)
         reason = "opened with --read-only" if read_only else ""
         if not read_only:
             if not (st.st_mode & stat.S_IWUSR) or not os.access(p, os.W_OK):
@@ -156,7 +173,7 @@ class MemoryStore:
             read_only_reason=reason,
             schema=schema,
             clock=clock,
-            new_id=new_id,
+            new_id=new_id or _uuid4,
         )
 
     @staticmethod
@@ -920,12 +937,6 @@ class MemoryStore:
                 await self.block(db, after)
             restored = [r for _, r in plan]
             return await self.write(db, "manual", f"Undo {event_id}", restored, str(row[0]))
-
-    # ---------------------------------------------------------- utilities
-
-    def memory_from(self, data: dict[str, Any]) -> Memory:
-        """A typed record (with quality at the store's clock) from a valid record dict."""
-        return memory_from_data(data, self.now_ms())
 
 
 __all__ = ["MemoryStore", "StoreError"]

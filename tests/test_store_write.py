@@ -314,3 +314,24 @@ async def test_remaining_refusal_rules(
         # acting on the valid rows of a store with corrupt rows still works
         valid = next(m for m in (await store.load_memories()).memories if m.active)
         assert await store.feedback(valid.id, "useful") is not None
+
+
+async def test_recovery_sweep_fails_only_the_expired_lease(
+    realistic: Path, fixture_clock: Callable[[], float]
+) -> None:
+    from store.learning import Learning
+
+    running = dict(_rows(realistic, "SELECT id, lease FROM sources WHERE state='running'"))
+    assert len(running) == 2
+    async with await _open(realistic, fixture_clock) as store:
+        assert await Learning(store).recover_expired() == 1
+    now = fixture_clock()
+    for sid, lease in running.items():
+        state, last_error, failures = _rows(
+            realistic, "SELECT state, last_error, failures FROM sources WHERE id=?", (sid,)
+        )[0]
+        if lease <= now:
+            assert (state, last_error, failures) == ("failed", "interrupted", 1)
+        else:
+            assert state == "running"
+    await _revalidate(realistic)

@@ -8,10 +8,9 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from store import CorruptRow, Memory
-from store._js import iso, parse_ms
 
 from ..glyphs import KIND_LABELS, STATE_GLYPHS, freshness_bar, state_of
-from ..text import one_line
+from ..text import iso_day, one_line
 from ..view import origin_name
 from .virtual_list import Column, VirtualList
 
@@ -25,11 +24,6 @@ EVIDENCE_LABELS = {
     "unknown": "?",
 }
 VERDICT_GLYPHS = {"useful": "+", "unhelpful": "-", "accurate": "✓", "incorrect": "✗"}
-
-
-def _date(value: str | None) -> str:
-    ms = parse_ms(value)
-    return iso(ms)[:10] if ms is not None else ""
 
 
 def memory_cells(row: Row) -> dict[str, str]:
@@ -55,7 +49,7 @@ def memory_cells(row: Row) -> dict[str, str]:
         "fresh": freshness_bar(q.freshness),
         "state": f"{STATE_GLYPHS[row.state]} {row.state}",
         "origin": one_line(origin_name(row.scope)),
-        "updated": _date(row.updated_at),
+        "updated": iso_day(row.updated_at),
         "confirmed": confirmed,
         "evidence": EVIDENCE_LABELS.get(q.basis, q.basis),
         "feedback": feedback,
