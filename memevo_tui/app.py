@@ -331,14 +331,9 @@ class MemevoApp(App[None]):
 
     async def _open(self) -> MemoryStore:
         if self.store is None:
-            if self.new_id is not None:
-                self.store = await MemoryStore.open(
-                    self.db_path, read_only=self.read_only, clock=self.clock, new_id=self.new_id
-                )
-            else:
-                self.store = await MemoryStore.open(
-                    self.db_path, read_only=self.read_only, clock=self.clock
-                )
+            self.store = await MemoryStore.open(
+                self.db_path, read_only=self.read_only, clock=self.clock, new_id=self.new_id
+            )
             if self.store.read_only:
                 self.sub_title = f"{self.short_path} (read-only: {self.store.read_only_reason})"
         return self.store
@@ -733,13 +728,19 @@ class MemevoApp(App[None]):
             if not await store.changed():
                 return
             events = await store.events(limit=None, after_rowid=self._last_rowid)
-            ids = [i for e in events if isinstance(e, Event) for i in e.record_ids]
-            rows = await store.memories(list(dict.fromkeys(ids)))
+            ids = list(
+                dict.fromkeys(i for e in events if isinstance(e, Event) for i in e.record_ids)
+            )
             # Small stores are re-read whole: that also catches reinforcement
             # stamps, which learning runs write without an event.
-            full = (
-                await store.load_memories() if len(self.all_rows) <= FIRST_PAGE_THRESHOLD else None
-            )
+            full = None
+            if len(self.all_rows) <= FIRST_PAGE_THRESHOLD:
+                full = await store.load_memories()
+                wanted = set(ids)
+                rows: list[Memory | CorruptRow] = [r for r in full.memories if r.id in wanted]
+                rows += [r for r in full.corrupt if r.id in wanted]
+            else:
+                rows = await store.memories(ids)
         except StoreError:
             return
         self.post_message(LiveChange(events, rows, self.clock(), full))
