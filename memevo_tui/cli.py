@@ -24,7 +24,7 @@ from store import (
     Refused,
 )
 from store._js import iso, parse_ms
-from store.search import search as search_memories
+from store.recall import REASONS, STATUS_REASONS, Candidate, Recall, RecallIndex
 from store.status import status as status_report
 
 from .text import iso_day, one_line, visible
@@ -34,6 +34,7 @@ VERBS = (
     "list",
     "show",
     "search",
+    "recall",
     "history",
     "status",
     "pin",
@@ -61,9 +62,15 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
     p.add_argument("--all", action="store_true", help="include forgotten and conflicted records")
     p.add_argument("--dormant", action="store_true", help="only dormant records")
     verb("show", "one memory with its quality").add_argument("id")
-    p = verb("search", "case-insensitive search over content and search terms")
+    p = verb("search", "search as pi's /memory search does (dormant records included)")
     p.add_argument("query", nargs="+")
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=_limit, default=10, help="at most N records (default 10)")
+    p = verb(
+        "recall",
+        "what pi would inject for a prompt (dormant excluded), and why the rest was left out",
+    )
+    p.add_argument("query", nargs="+")
+    p.add_argument("--limit", type=_limit, default=10, help="at most N records (default 10)")
     p = verb("history", "events, newest first (all, or one memory's)")
     p.add_argument("id", nargs="?")
     p.add_argument("--limit", type=int, default=10)
@@ -88,6 +95,16 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
     p.add_argument("id")
     p.add_argument("origin")
     verb("undo", "undo an event, if nothing changed since").add_argument("event_id")
+
+
+def _limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
 
 
 def record_json(memory: Memory) -> dict[str, Any]:
@@ -136,6 +153,48 @@ def _print_memory(m: Memory, out: TextIO) -> None:
     out.write(f"{'content':>13}:\n{visible(m.content, keep_newlines=True)}\n")
 
 
+def recall_json(result: Recall) -> dict[str, Any]:
+    """``{"selected": [...records with score and rankScore...], "excluded": [{id, reason}]}``."""
+    return {
+        "selected": [
+            {**record_json(c.memory), "score": c.score, "rankScore": c.rank_score}
+            for c in result.selected
+        ],
+        "excluded": [{"id": c.memory.id, "reason": c.reason} for c in result.left_out],
+    }
+
+
+def _print_recall(result: Recall, out: TextIO) -> None:
+    width = shutil.get_terminal_size((120, 24)).columns
+    plan = result.plan
+    out.write(
+        f"plan: {plan.mode}; query words: {', '.join(result.query) or '-'}; "
+        f"{result.eligible} eligible, {result.excluded} excluded by status\n"
+    )
+
+    def line(c: Candidate, lead: str) -> str:
+        row = (
+            f"{lead:<4}{one_line(c.memory.id, 24):<24} {c.score:7.3f} {c.factor:6.3f} "
+            f"{c.rank_score:7.3f}  "
+        )
+        return row + one_line(c.memory.content, max(20, width - len(row) - 1))
+
+    out.write(f"{'#':<4}{'ID':<24} {'SCORE':>7} {'FACTOR':>6} {'RANK':>7}  CONTENT\n")
+    for n, c in enumerate(result.selected, 1):
+        out.write(line(c, str(n)) + "\n")
+    if not result.selected:
+        out.write("nothing would be injected\n")
+    if result.left_out:
+        out.write(f"left out ({len(result.left_out)}):\n")
+        for c in result.left_out:
+            reason = c.reason or ""
+            out.write(line(c, "-") + "\n")
+            why = f"    {reason}: {REASONS.get(reason, reason)}"
+            if reason in STATUS_REASONS:
+                why += f" (otherwise: {c.would_fail or 'it passes every gate'})"
+            out.write(why + "\n")
+
+
 def list_order(memories: list[Memory]) -> list[Memory]:
     """pi's list order: evidence date descending, then id."""
     by_id = sorted(memories, key=lambda m: m.id)
@@ -158,17 +217,27 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, out: TextIO) ->
     def emit(value: Any) -> None:
         out.write(json.dumps(value, ensure_ascii=False) + "\n")
 
-    if verb in ("list", "search"):
+    if verb in ("list", "search", "recall"):
         load = await store.load_memories()
         if load.corrupt:
             sys.stderr.write(f"memevo-tui: {len(load.corrupt)} corrupt row(s) left out\n")
+        if verb == "recall":
+            result = RecallIndex(load.memories).recall(
+                " ".join(args.query), purpose="inject", limit=args.limit
+            )
+            if as_json:
+                emit(recall_json(result))
+            else:
+                _print_recall(result, out)
+            return EXIT_OK
         if verb == "list":
             rows = [m for m in load.memories if args.all or m.active]
             if args.dormant:
                 rows = [m for m in rows if m.quality.dormant]
             rows = list_order(rows)
         else:
-            rows = search_memories(load.memories, " ".join(args.query), args.limit)
+            query = " ".join(args.query)
+            rows = RecallIndex(load.memories).recall(query, limit=args.limit).memories
         if as_json:
             emit([record_json(m) for m in rows])
         else:

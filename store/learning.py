@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +18,7 @@ import aiosqlite
 from ._js import clip_bytes, fp, iso, js_json, js_len, js_trim, parse_ms, union
 from .errors import Refused
 from .extract import extract
+from .features import document_features
 from .model import FAILURE_CODES, Source
 from .quality import may_replace
 from .redact import redact
@@ -34,7 +34,6 @@ PAUSE_NOW = frozenset(("write_rejected", "unavailable", "safety"))
 OUTPUT_CODES = frozenset(("invalid_output", "output_limit"))
 TRANSPORT_CODES = frozenset(("provider", "timeout", "interrupted"))
 BASIS_BY_KIND = {"summary": "summary", "user": "user_statement", "progress": "tool_observation"}
-_WORD = re.compile(r"[a-z0-9][a-z0-9._/-]*[a-z0-9]|[a-z0-9]", re.ASCII)
 
 
 def retry_at(failures: int, now: int) -> int:
@@ -71,10 +70,6 @@ class LearningFailure(Refused):
         super().__init__(f"{code}{': ' + reason if reason else ''}")
         self.code = code
         self.reason = reason
-
-
-def _words(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower()))
 
 
 def _source_problem(source: object) -> str | None:
@@ -283,7 +278,7 @@ class Learning:
     async def _candidates(
         self, db: aiosqlite.Connection, source: dict[str, Any]
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """§5.3, with word containment standing in for the recall features."""
+        """§5.3: the records the model may see and name for this source."""
         rows = await (
             await db.execute("SELECT data FROM memories WHERE scope=?", (source["scope"],))
         ).fetchall()
@@ -293,14 +288,14 @@ class Learning:
             targets = set(source.get("targets") or ())
             scoped = [r for r in scoped if r["kind"] == "project_state" and r["id"] in targets]
         scoped.sort(key=lambda r: parse_ms(r["updatedAt"]) or 0.0, reverse=True)
-        vocab = _words(source["content"])
+        vocab = document_features(source["content"])
         created = parse_ms(source["createdAt"]) or 0.0
 
         def qualifies(record: dict[str, Any]) -> bool:
             if source["kind"] == "progress":
                 return True
-            words = _words(record["content"])
-            alias_words = _words(" ".join(record.get("searchTerms") or ()))
+            words = document_features(record["content"])
+            alias_words = document_features(" ".join(record.get("searchTerms") or ()))
             mention = max(
                 len(words & vocab) / len(words) if words else 0.0,
                 len(alias_words & vocab) / len(alias_words) if alias_words else 0.0,

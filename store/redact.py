@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from ._js import _JS_WS, js_trim
+
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _PEM = re.compile(
     r"-----BEGIN [^\n-]*PRIVATE KEY(?: BLOCK)?-----"
@@ -18,20 +20,22 @@ _KEY_WORDS = (
     r"api[_\- ]?key|access[_\- ]?token|refresh[_\- ]?token|token|password|passwd|secret"
     r"|credentials|credential|authorization|密码|口令|密钥"
 )
-_CRED_KEY = rf"[\"']?(?:{_KEY_WORDS})[\"']?\s*[:=：]"
+_CRED_KEY = rf"[\"']?(?:{_KEY_WORDS})[\"']?[{_JS_WS}]*[:=：]"
 _CRED_KEY_RE = re.compile(_CRED_KEY, re.IGNORECASE)
 _CRED_QUOTED = re.compile(
-    _CRED_KEY + r"\s*(?:\"(?:\\.|[^\"\\])*(?:\"|\Z)|'(?:\\.|[^'\\])*(?:'|\Z))",
+    _CRED_KEY + rf"[{_JS_WS}]*(?:\"(?:\\.|[^\"\\])*(?:\"|\Z)|'(?:\\.|[^'\\])*(?:'|\Z))",
     re.IGNORECASE | re.DOTALL,
 )
+_S = f"[{_JS_WS}]"
+_NS = f"[^{_JS_WS}]"
 _SECRET = re.compile(
-    r"bearer\s+\S"
+    rf"\bbearer{_S}+{_NS}"
     r"|\b(?:gho_|ghp_|ghs_|ghu_|github_pat_|sk-)[A-Za-z0-9_-]"
-    r"|://[^\s/:@]+:[^\s/@]+@"
-    r"|--(?:password|token|api-key|secret)\s+\S",
+    rf"|://[^{_JS_WS}/@]+:[^{_JS_WS}/@]+@"
+    rf"|--(?:password|token|api-key|secret){_S}+{_NS}",
     re.IGNORECASE | re.ASCII,
 )
-_INDENT = re.compile(r"^[ \t]*")
+_INDENT = re.compile(rf"^{_S}*")
 
 
 def _indent(line: str) -> int:
@@ -49,7 +53,7 @@ def redact(text: str) -> str:
     drop_next = False
     for line in text.split("\n"):
         if hidden_indent is not None:
-            if not line.strip():
+            if not js_trim(line):
                 continue
             if drop_next:
                 drop_next = False
@@ -62,7 +66,7 @@ def redact(text: str) -> str:
             out.append("[REDACTED sensitive line]")
             if key:
                 hidden_indent = _indent(line)
-                drop_next = not line[key.end() :].strip()
+                drop_next = not js_trim(line[key.end() :])
             continue
         out.append(line)
     return "\n".join(out)

@@ -46,6 +46,7 @@ from .model import (
     RouteHealth,
     Source,
 )
+from .recall import Purpose, Recall, RecallIndex
 from .redact import redact
 from .rows import (
     MODEL_CALL_COLUMNS,
@@ -55,7 +56,6 @@ from .rows import (
     parse_model_call,
     parse_source_row,
 )
-from .search import search as search_memories
 from .validate import record_problem, valid_identifier
 
 SUPPORTED_SCHEMAS = ("2", "3", "4", "5", "6", "7")
@@ -359,9 +359,15 @@ class MemoryStore:
         return out
 
     async def search(self, query: str, limit: int = 10) -> list[Memory]:
-        """Explicit search, as ``/memory search`` (dormant included). One call to swap."""
+        """Explicit search, as ``/memory search``: dormant records included, in pi's order."""
+        return (await self.recall(query, purpose="search", limit=limit)).memories
+
+    async def recall(
+        self, prompt: str, *, purpose: Purpose = "search", limit: int | None = None
+    ) -> Recall:
+        """The whole recall pipeline over the current records, every decision kept (§6)."""
         load = await self.load_memories()
-        return search_memories(load.memories, query, limit)
+        return RecallIndex(load.memories).recall(prompt, purpose=purpose, limit=limit)
 
     async def memory(self, memory_id: str) -> Memory:
         async with self._reading() as db:
