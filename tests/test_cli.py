@@ -89,6 +89,48 @@ def test_search_history_status(capsys: pytest.CaptureFixture[str], realistic: Pa
     assert report["memories"] == 205 and report["paused"] == 5
 
 
+def test_search_and_recall_json_follow_the_public_cases(
+    capsys: pytest.CaptureFixture[str], realistic: Path
+) -> None:
+    db = ("--db", str(realistic))
+    code, out, _ = run(capsys, "search", "kyverno", *db, "--json")
+    hits = json.loads(out)
+    assert code == 0
+    assert [h["memory"]["id"] for h in hits] == [
+        "cd4d49e9d57a843430ffb194",
+        "93f3ef48151edcce79f0a56e",
+        "1ffdd011bb1a1e51f647de06",
+        "39cc5ce9ca3d2186c8abb5da",
+    ]
+    assert list(hits[0]) == ["memory", "quality"]
+    code, out, _ = run(capsys, "search", "kyverno", "--limit", "1", *db, "--json")
+    assert [h["memory"]["id"] for h in json.loads(out)] == ["cd4d49e9d57a843430ffb194"]
+
+    code, out, _ = run(capsys, "recall", "kyverno", *db, "--json")
+    result = json.loads(out)
+    assert code == 0 and list(result) == ["selected", "excluded"]
+    assert [r["memory"]["id"] for r in result["selected"]] == [
+        "cd4d49e9d57a843430ffb194",
+        "93f3ef48151edcce79f0a56e",
+    ]
+    first = result["selected"][0]
+    assert list(first) == ["memory", "quality", "score", "rankScore"]
+    assert first["rankScore"] == pytest.approx(first["score"] * first["quality"]["factor"])
+    assert result["excluded"] == [
+        {"id": "1ffdd011bb1a1e51f647de06", "reason": "dormant"},
+        {"id": "39cc5ce9ca3d2186c8abb5da", "reason": "dormant"},
+    ]
+    code, out, _ = run(capsys, "recall", "kyverno", "--limit", "1", *db, "--json")
+    limited = json.loads(out)
+    assert len(limited["selected"]) == 1
+    assert {"id": "93f3ef48151edcce79f0a56e", "reason": "limit"} in limited["excluded"]
+
+    code, out, _ = run(capsys, "recall", "cart", "totals", *db)
+    assert code == 0 and "nothing would be injected" in out and "thin-match" in out
+    with pytest.raises(SystemExit):
+        main(["recall", "x", "--limit", "-1", *db])
+
+
 def test_write_verbs_and_exit_codes(capsys: pytest.CaptureFixture[str], realistic: Path) -> None:
     db = ("--db", str(realistic), "--json")
     code, out, _ = run(capsys, "unpin", PINNED, *db)

@@ -1,0 +1,296 @@
+"""Recall parity (STORE.md §6): upstream's selections, every rule, and the explanations."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from store import Memory, MemoryLoad, MemoryStore, fixed_clock
+from store._js import fp, js_json
+from store.features import ICU_AVAILABLE, features, pasted_literals, query_features
+from store.recall import REASONS, Recall, RecallIndex, excerpt, resolve_plan
+from store.rows import parse_memory_row
+
+from conftest import FIXTURE_NOW, FIXTURES, copy_fixture
+
+NOW_MS = fixed_clock(FIXTURE_NOW)()
+CASES = json.loads((FIXTURES / "recall-cases.json").read_text(encoding="utf-8"))
+
+
+def mem(memory_id: str, content: str, **extra: Any) -> Memory:
+    """A valid record built in memory (no store needed)."""
+    data: dict[str, Any] = {
+        "id": memory_id,
+        "kind": extra.pop("kind", "fact"),
+        "content": content,
+        "scope": extra.pop("scope", "/home/me/shop"),
+        "sourceEntryId": "s1",
+        "createdAt": "2026-10-20T00:00:00.000Z",
+        "updatedAt": extra.pop("updatedAt", "2026-10-20T00:00:00.000Z"),
+        "revision": 1,
+        "layer": extra.pop("layer", "durable"),
+        "status": extra.pop("status", "provisional"),
+        **extra,
+    }
+    row = parse_memory_row(memory_id, data["scope"], fp(content), js_json(data), NOW_MS)
+    assert isinstance(row, Memory), row
+    return row
+
+
+def ids(result: Recall) -> list[str]:
+    return [c.memory.id for c in result.selected]
+
+
+def reason_of(result: Recall, memory_id: str) -> str | None:
+    for c in (*result.selected, *result.left_out):
+        if c.memory.id == memory_id:
+            return c.reason
+    raise AssertionError(f"{memory_id} was not matched at all")
+
+
+@pytest.fixture(scope="module")
+def realistic_index(tmp_path_factory: pytest.TempPathFactory) -> RecallIndex:
+    path = copy_fixture("realistic.sqlite", tmp_path_factory.mktemp("recall"))
+
+    async def load() -> MemoryLoad:
+        store = await MemoryStore.open(path, read_only=True, clock=fixed_clock(CASES["now"]))
+        try:
+            return await store.load_memories()
+        finally:
+            await store.close()
+
+    return RecallIndex(asyncio.run(load()).memories)
+
+
+# ------------------------------------------------------------------ parity
+
+
+def test_icu_is_used() -> None:
+    assert ICU_AVAILABLE, "PyICU is a dependency: word segmentation must be ICU's"
+
+
+@pytest.mark.parametrize("case", CASES["cases"], ids=lambda c: c["query"])
+async def test_public_cases_search(realistic_index: RecallIndex, case: dict[str, Any]) -> None:
+    result = realistic_index.recall(case["query"], purpose="search", limit=CASES["limit"])
+    assert ids(result) == case["search"]
+
+
+@pytest.mark.parametrize("case", CASES["cases"], ids=lambda c: c["query"])
+async def test_public_cases_recall(realistic_index: RecallIndex, case: dict[str, Any]) -> None:
+    result = realistic_index.recall(case["query"], purpose="inject", limit=CASES["limit"])
+    assert ids(result) == case["recall"]
+
+
+async def test_store_search_and_recall_use_the_pipeline(realistic: Path) -> None:
+    store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+    try:
+        found = await store.search("kyverno", limit=3)
+        recalled = await store.recall("kyverno", purpose="inject")
+    finally:
+        await store.close()
+    assert [m.id for m in found] == CASES["cases"][9]["search"][:3]
+    assert ids(recalled) == CASES["cases"][9]["recall"]
+    assert recalled.limit == 3
+
+
+async def test_dormant_records_are_marked_out_of_injection(realistic_index: RecallIndex) -> None:
+    result = realistic_index.recall("kyverno", purpose="inject", limit=10)
+    dormant = [c for c in result.left_out if c.reason == "dormant"]
+    assert [c.memory.id for c in dormant] == [
+        "1ffdd011bb1a1e51f647de06",
+        "39cc5ce9ca3d2186c8abb5da",
+    ]
+    assert all(c.memory.quality.dormant and c.would_fail is None for c in dormant)
+
+
+# ------------------------------------------------------------------ features
+
+
+def test_literals_paths_files_and_kebab_identifiers() -> None:
+    f = features("Edit apps/web/lib/flags.ts in pi-memory-evolution, see ~/notes/todo.md.")
+    assert "literal:apps/web/lib/flags.ts" in f and "literal:flags.ts" in f
+    assert "literal:pi-memory-evolution" in f
+    assert "literal:~/notes/todo.md" in f  # trailing "." dropped
+    assert "concept:memory" not in f  # the repository name is one literal
+
+
+def test_concepts_mask_synonyms_and_chinese() -> None:
+    f = features("The databases listen on ports; 数据库端口")
+    assert {"concept:database", "concept:port"} <= f.keys()
+    assert "databases" not in f and "ports" not in f
+
+
+def test_words_camel_case_stop_words_and_single_characters() -> None:
+    f = features("getPaymentIntent is the helper for x")
+    assert list(f) == ["get", "payment", "intent", "helper"]
+    assert "x" in query_features("helper for x")  # single characters kept on the query side
+
+
+def test_query_framing_is_removed() -> None:
+    assert list(query_features("do you remember memories about loki retention?")) == [
+        "loki",
+        "retention",
+    ]
+    assert list(query_features("Thanks! ok go ahead")) == []
+
+
+def test_qualified_path_drops_its_bare_basename_on_the_query_side() -> None:
+    q = query_features("apps/web/lib/flags.ts")
+    assert list(q) == ["literal:apps/web/lib/flags.ts"]
+
+
+def test_pasted_literals_are_not_mandatory() -> None:
+    text = "```\nat run (/srv/app/src/export.ts:3:1)\n```\nwhy does export fail in src/cart.ts"
+    pasted = pasted_literals(text)
+    assert "literal:/srv/app/src/export.ts:3:1)" in pasted
+    assert "literal:src/cart.ts" not in pasted
+
+
+def test_redaction_happens_before_features() -> None:
+    f = features("password: hunter2\nkeep this line")
+    assert "hunter2" not in f and "keep" in f
+
+
+# ------------------------------------------------------------------ plan
+
+
+def test_plan_modes() -> None:
+    assert resolve_plan("loki retention").mode == "direct"
+    assert resolve_plan("thanks").mode == "empty"
+    assert resolve_plan("new topic: kyverno").mode == "reset"
+    follow = resolve_plan("what about its port?", ["dev postgres"])
+    assert (follow.mode, follow.query, follow.context) == (
+        "followup",
+        "what about its port?",
+        "dev postgres",
+    )
+
+
+# ------------------------------------------------------------------ gates
+
+
+def test_every_status_reason() -> None:
+    index = RecallIndex(
+        [
+            mem("a1", "Loki retention is 30 days.", status="forgotten"),
+            mem("a2", "Loki retention is 31 days.", status="conflicted"),
+            mem(
+                "a3",
+                "Loki retention is 32 days.",
+                feedback={"accuracy": {"verdict": "incorrect", "sourceId": "m", "at": FIXTURE_NOW}},
+            ),
+            mem("a4", "Loki retention is 33 days.", updatedAt="2026-01-01T00:00:00.000Z"),
+            mem("a5", "Loki retention is 34 days."),
+        ]
+    )
+    result = index.recall("loki retention", purpose="inject")
+    assert ids(result) == ["a5"]
+    assert [reason_of(result, x) for x in ("a1", "a2", "a3", "a4")] == [
+        "forgotten",
+        "conflicted",
+        "disputed",
+        "dormant",
+    ]
+    assert "a4" in ids(index.recall("loki retention", purpose="search"))
+
+
+def test_resource_mismatch_and_thin_match() -> None:
+    index = RecallIndex(
+        [
+            mem("b1", "Flags live in apps/web/lib/flags.ts and are typed."),
+            mem("b2", "Flags are read at build time from the web app."),
+            mem("b3", "Cart totals include tax and shipping."),
+            mem("b4", "Cart badge counts items."),
+        ]
+    )
+    result = index.recall("apps/web/lib/flags.ts flags")
+    assert ids(result) == ["b1"]
+    assert reason_of(result, "b2") == "resource-mismatch"
+    thin = index.recall("badge colour theme")
+    assert reason_of(thin, "b4") == "thin-match"
+    assert reason_of(index.recall("cart badge colour theme"), "b3") == "incidental-overlap"
+
+
+def test_question_only_and_relative_cutoff() -> None:
+    index = RecallIndex(
+        [
+            mem("c1", 'Someone asked "is redis persistent?" in standup.'),
+            mem("c2", "Redis persistence uses AOF every second."),
+            mem("c3", "Redis persistence uses AOF every second on the cache nodes in staging"),
+            mem("c4", "Redis runs as a sidecar in staging with persistence disabled on the cache"),
+        ]
+    )
+    assert reason_of(index.recall("redis persistent"), "c1") == "question-only"
+    weak = index.recall("redis persistence aof")
+    assert ids(weak) == ["c2"]
+    assert reason_of(weak, "c3") == "redundant"  # same scope and kind, nothing new matched
+    assert reason_of(weak, "c4") == "relative-cutoff"
+    assert all(REASONS[c.reason] for c in weak.left_out if c.reason)
+
+
+def test_subject_attribute_mismatch() -> None:
+    index = RecallIndex(
+        [
+            mem("d1", "Postgres listens on port 5432."),
+            mem("d2", "Redis listens on port 6379."),
+            mem("d3", "Postgres runs version 16."),
+        ]
+    )
+    result = index.recall("postgres port")
+    assert ids(result) == ["d1"]
+    assert reason_of(result, "d3") == "subject-attribute-mismatch"
+
+
+def test_selection_skips_duplicates_and_honours_the_limit() -> None:
+    index = RecallIndex(
+        [
+            mem("e1", "Stripe webhooks are forwarded with stripe listen."),
+            mem("e2", "Stripe webhooks are forwarded with stripe listen.", kind="decision"),
+            mem("e3", "Stripe webhooks are forwarded with the stripe CLI locally."),
+            mem("e4", "Stripe webhooks are forwarded by ngrok in staging."),
+        ]
+    )
+    result = index.recall("stripe webhooks forwarded", limit=2)
+    assert len(result.selected) == 2
+    reasons = {c.memory.id: c.reason for c in result.left_out}
+    assert "duplicate" in reasons.values() and "limit" in reasons.values()
+
+
+def test_pinning_changes_the_outcome() -> None:
+    text = "Grafana lives on the ops dashboard host."
+    old = mem("f1", text, updatedAt="2026-01-01T00:00:00.000Z")
+    before = RecallIndex([old]).recall("grafana dashboard", purpose="inject")
+    assert ids(before) == [] and reason_of(before, "f1") == "dormant"
+    pinned = mem("f1", text, updatedAt="2026-01-01T00:00:00.000Z", layer="pinned")
+    index = RecallIndex([old]).updated([pinned])
+    assert ids(index.recall("grafana dashboard", purpose="inject")) == ["f1"]
+
+
+def test_order_is_rank_then_pinned_then_updated_then_id() -> None:
+    index = RecallIndex(
+        [
+            mem("g2", "Vault unseal keys live in 1Password."),
+            mem("g1", "Vault unseal keys live in 1Password!", scope="/home/me/other"),
+        ]
+    )
+    assert ids(index.recall("vault unseal keys")) == ["g1", "g2"]
+
+
+def test_empty_query_selects_nothing() -> None:
+    index = RecallIndex([mem("h1", "Anything at all.")])
+    result = index.recall("   ")
+    assert result.selected == () and result.plan.mode == "empty"
+
+
+# ------------------------------------------------------------------ excerpt
+
+
+def test_excerpt_keeps_short_text_and_picks_the_matching_sentence() -> None:
+    plan = resolve_plan("loki retention")
+    assert excerpt("Short text.", plan) == "Short text."
+    long = "Unrelated opening sentence. " * 20 + "Loki retention is 30 days. " + "Tail. " * 20
+    assert excerpt(long, plan) == "Loki retention is 30 days.…"
