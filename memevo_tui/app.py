@@ -38,6 +38,7 @@ from store import (
 )
 from store._js import iso
 from store.demo_learner import learn_forever
+from store.recall import Purpose, Recall, RecallIndex
 from store.status import queue_status
 
 from .commands import SORTS, MemevoCommands
@@ -45,8 +46,8 @@ from .messages import (
     EventsLoaded,
     LiveChange,
     MemoriesLoaded,
+    RecallComputed,
     RecordEvents,
-    SearchResults,
     SourceDetails,
     SourcesLoaded,
     StoreFailed,
@@ -67,6 +68,8 @@ from .widgets.event_list import EventList
 from .widgets.learning_status import LearningStatus
 from .widgets.memory_detail import MemoryDetail
 from .widgets.memory_list import MemoryList, Row
+from .widgets.recall_list import RecallList
+from .widgets.recall_pane import RecallPane
 from .widgets.source_detail import SourceDetail
 from .widgets.source_list import SourceList
 from .widgets.virtual_list import VirtualList
@@ -74,7 +77,6 @@ from .widgets.virtual_list import VirtualList
 FIRST_PAGE_THRESHOLD = 5_000
 FIRST_PAGE = 400
 EVENT_PAGE = 200
-SEARCH_LIMIT = 10
 LIVE_INTERVAL = 0.2
 """Seconds between checks for commits by other connections (pi's, the demo learner's)."""
 SOURCE_PAGE = 500
@@ -179,6 +181,13 @@ class MemevoApp(App[None]):
             tooltip="Search like /memory search",
         ),
         Binding(
+            "i",
+            "show_tab('recall')",
+            "Recall",
+            id="app.recall",
+            tooltip="Recall preview: what pi would inject for a prompt, and why",
+        ),
+        Binding(
             "l",
             "show_tab('learning')",
             "Learning",
@@ -261,6 +270,8 @@ class MemevoApp(App[None]):
         self._haystacks: dict[str, str] = {}
         self._filter_timer: Timer | None = None
         self._search_timer: Timer | None = None
+        self._rows_generation = 0
+        self._recall_index: tuple[int, RecallIndex] | None = None
         self._detail_timers: dict[str, Timer] = {}
         self._history_stale = True
         self.conflict_mark: Memory | None = None
@@ -303,6 +314,8 @@ class MemevoApp(App[None]):
                 with Horizontal(id="search-main", classes="split"):
                     yield MemoryList(id="search-results")
                     yield MemoryDetail(id="search-detail")
+            with TabPane("Recall", id="recall"):
+                yield RecallPane(id="recall-pane")
         yield Static(id="status-line", markup=False)
         yield Footer()
 
@@ -368,6 +381,7 @@ class MemevoApp(App[None]):
         if not self.ready:
             return
         self.all_rows = [*message.load.corrupt, *message.load.memories]
+        self._rows_generation += 1
         self._haystacks.clear()
         memory_list = self.query_one("#memory-list", MemoryList)
         memory_list.empty_text = "No memory matches the filter."
@@ -536,6 +550,7 @@ class MemevoApp(App[None]):
             "history": "#event-list",
             "search": "#search-input",
             "learning": "#source-list",
+            "recall": "#recall-input",
         }[tab]
         self.focus_now(self.query_one(target))
 
@@ -559,6 +574,7 @@ class MemevoApp(App[None]):
             ("memory list", MemoryList.BINDINGS),
             ("history", EventList.BINDINGS),
             ("learning", SourceList.BINDINGS),
+            ("recall preview", [*RecallPane.BINDINGS, *RecallList.BINDINGS]),
             ("dialogs", ConfirmScreen.BINDINGS),
             ("editor", CorrectScreen.BINDINGS),
         ]
@@ -685,25 +701,93 @@ class MemevoApp(App[None]):
 
     # ------------------------------------------------------------------ search
 
-    @work(exclusive=True, group="search", exit_on_error=False)
-    async def run_search(self, query: str) -> None:
-        try:
+    async def _index(self) -> RecallIndex | None:
+        """The recall index of the loaded records, rebuilt off the UI thread after changes."""
+        if self.loaded is None:
+            return None
+        generation = self._rows_generation
+        if self._recall_index is not None and self._recall_index[0] == generation:
+            return self._recall_index[1]
+        memories = [r for r in self.all_rows if isinstance(r, Memory)]
+        index = await asyncio.to_thread(RecallIndex, memories)
+        if generation == self._rows_generation:
+            self._recall_index = (generation, index)
+        return index
+
+    async def _recall(self, prompt: str, purpose: Purpose) -> Recall:
+        index = await self._index()
+        if index is None:  # still loading: ask the store directly
             store = await self._open()
-            rows = await store.search(query, SEARCH_LIMIT) if query.strip() else []
+            return await store.recall(prompt, purpose=purpose)
+        return await asyncio.to_thread(index.recall, prompt, purpose=purpose)
+
+    @work(exclusive=True, group="search", exit_on_error=False)
+    async def run_search(self, query: str, rerun: bool = False) -> None:
+        try:
+            result = await self._recall(query, "search")
         except StoreError as exc:
             self.post_message(StoreFailed(str(exc)))
             return
-        self.post_message(SearchResults(query, rows))
+        self.post_message(RecallComputed(result, "search", rerun=rerun))
 
-    def on_search_results(self, message: SearchResults) -> None:
+    @work(exclusive=True, group="recall", exit_on_error=False)
+    async def run_recall(self, prompt: str, purpose: Purpose, rerun: bool = False) -> None:
+        try:
+            result = await self._recall(prompt, purpose)
+        except StoreError as exc:
+            self.post_message(StoreFailed(str(exc)))
+            return
+        self.post_message(RecallComputed(result, "recall", rerun=rerun))
+
+    def on_recall_computed(self, message: RecallComputed) -> None:
         if not self.ready:
             return
-        results = self.query_one("#search-results", MemoryList)
-        results.empty_text = (
-            f"No active memory matches {message.query!r}." if message.query.strip() else
-            "Type a query above."
-        )  # fmt: skip
-        results.set_rows(list(message.rows))
+        result = message.result
+        if message.target == "search":
+            results = self.query_one("#search-results", MemoryList)
+            results.empty_text = (
+                f"Nothing matches {one_line(result.prompt, 60)!r} (see i for why)."
+                if result.prompt.strip()
+                else "Type a query above."
+            )
+            results.set_rows(result.memories)
+            return
+        changes = self.query_one(RecallPane).show(result)
+        if message.rerun and changes:
+            self.notify("\n".join(changes[:4]), title="Recall preview changed", timeout=8)
+
+    def on_recall_pane_prompt_changed(self, message: RecallPane.PromptChanged) -> None:
+        self.run_recall(message.prompt, message.purpose)
+
+    def rerun_queries(self) -> None:
+        """Re-run the search and the recall preview after the records changed."""
+        search = self.query_one("#search-input", Input).value
+        if search.strip():
+            self.run_search(search, rerun=True)
+        pane = self.query_one(RecallPane)
+        if pane.prompt.strip():
+            self.run_recall(pane.prompt, pane.purpose, rerun=True)
+
+    def on_recall_list_goto_requested(self, message: RecallList.GotoRequested) -> None:
+        """Show the record in the memory list, clearing what hides it."""
+        memory_id = message.memory_id
+        row = next((r for r in self.all_rows if r.id == memory_id), None)
+        if row is None:
+            self.notify(f"{memory_id} is no longer in the store", severity="warning")
+            return
+        memory_list = self.query_one("#memory-list", MemoryList)
+        if not any(r.id == memory_id for r in memory_list.rows):
+            hidden = isinstance(row, Memory) and not row.active
+            self.query_one("#filter", Input).value = ""
+            self._set_view(query="", show_hidden=self.view.show_hidden or hidden)
+        self.action_show_tab("memories")
+        index = next(i for i, r in enumerate(memory_list.rows) if r.id == memory_id)
+        memory_list.cursor = index
+        self.notify(
+            "p pins, e corrects, r resolves, 3 marks accurate; i returns to the preview, "
+            "which re-runs after every change",
+            title=f"Showing {memory_id}",
+        )
 
     # ------------------------------------------------------------------ live
 
@@ -756,6 +840,7 @@ class MemevoApp(App[None]):
         changed = {r.id for r in message.rows}
         if message.full is not None:
             self.all_rows = [*message.full.corrupt, *message.full.memories]
+            self._rows_generation += 1
             self._haystacks.clear()
             self.apply_view()
         else:
@@ -769,6 +854,8 @@ class MemevoApp(App[None]):
             event_list.flash({e.id for e in fresh})
         if self.query_one("#tabs", TabbedContent).active == "learning" or self._learning_summary:
             self.load_sources()
+        if message.rows or message.full is not None:
+            self.rerun_queries()
         self.update_status()
 
     @work(group="learner", exit_on_error=False)
@@ -1048,14 +1135,13 @@ class MemevoApp(App[None]):
         self._history_stale = True
         if self.query_one("#tabs", TabbedContent).active == "history":
             self.load_events()
-        search = self.query_one("#search-input", Input).value
-        if search.strip():
-            self.run_search(search)
+        self.rerun_queries()
 
     def _apply_rows(self, rows: Sequence[Memory | CorruptRow]) -> None:
         """Put changed records in place: the list keeps its order and its cursor."""
         changed = {r.id: r for r in rows}
         self.all_rows = [changed.pop(r.id, r) for r in self.all_rows] + list(changed.values())
+        self._rows_generation += 1
         for memory_id in (r.id for r in rows):
             self._haystacks.pop(memory_id, None)
         memory_list = self.query_one("#memory-list", MemoryList)

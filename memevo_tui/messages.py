@@ -8,6 +8,7 @@ from typing import Any
 from textual.message import Message
 
 from store import CorruptRow, Event, Memory, MemoryLoad, ModelCall, Source
+from store.recall import Recall
 from store.status import QueueStatus
 
 UndoPlan = list[tuple[dict[str, Any], dict[str, Any]]]
@@ -67,11 +68,14 @@ class UndoPreview(Message):
         self.plan = plan
 
 
-class SearchResults(Message):
-    def __init__(self, query: str, rows: Sequence[Memory]) -> None:
+class RecallComputed(Message):
+    """A recall evaluation finished, for the search list or the recall preview."""
+
+    def __init__(self, result: Recall, target: str, *, rerun: bool = False) -> None:
         super().__init__()
-        self.query = query
-        self.rows = rows
+        self.result = result
+        self.target = target
+        self.rerun = rerun
 
 
 class WriteDone(Message):

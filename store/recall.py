@@ -13,9 +13,10 @@ cache of feature sets.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -138,6 +139,14 @@ def resolve_plan(prompt: str, recent_user_turns: Sequence[str] = ()) -> Plan:
 # ------------------------------------------------------------------ documents
 
 
+def _id_key(memory_id: str) -> bytes | str:
+    """``localeCompare`` order for the last tie-break (plain order for hex ids)."""
+    if _COLLATOR is None:  # pragma: no cover
+        return memory_id
+    key: bytes = _COLLATOR.getSortKey(memory_id)
+    return key
+
+
 @dataclass(frozen=True, slots=True)
 class _Doc:
     memory: Memory
@@ -148,6 +157,8 @@ class _Doc:
     excluded: str | None  # forgotten / conflicted / disputed (dormant is per purpose)
     dormant: bool
     updated_ms: float
+    norm: float  # length normalisation, from the size of ``body``
+    id_key: bytes | str
 
 
 def _origin(scope: str) -> frozenset[str]:
@@ -163,15 +174,18 @@ def _make_doc(m: Memory) -> _Doc:
     excluded = (
         m.status if m.status in ("forgotten", "conflicted") else "disputed" if m.disputed else None
     )
+    body = mentions if body_text == m.content else document_features(body_text)
     return _Doc(
         memory=m,
-        body=mentions if body_text == m.content else document_features(body_text),
+        body=body,
         mentions=mentions,
         aliases=document_features(" ".join(m.search_terms)),
         origin=_origin(m.scope),
         excluded=excluded,
         dormant=m.quality.dormant,
         updated_ms=parse_ms(m.updated_at) or 0.0,
+        norm=0.8 + 0.2 * min(1.0, 12 / max(1, len(body))),
+        id_key=_id_key(m.id),
     )
 
 
@@ -221,6 +235,10 @@ class Recall:
     """Matching records not selected, in pi's order; status exclusions after them."""
     ranked: int = 0
     """How many records passed every gate (before selection)."""
+    unknown: tuple[str, ...] = ()
+    """Query words no eligible record contains."""
+    left_out_total: int = 0
+    """How many matching records were left out (``left_out`` may show fewer)."""
 
     @property
     def memories(self) -> list[Memory]:
@@ -230,38 +248,44 @@ class Recall:
 # ------------------------------------------------------------------ the index
 
 
-def _id_key(memory_id: str) -> bytes | str:
-    """``localeCompare`` order for the last tie-break (plain order for hex ids)."""
-    if _COLLATOR is None:  # pragma: no cover
-        return memory_id
-    key: bytes = _COLLATOR.getSortKey(memory_id)
-    return key
+IntSet = set[int] | frozenset[int]
+_EMPTY: frozenset[int] = frozenset()
 
 
 class RecallIndex:
-    """Feature sets and postings for a set of memories; immutable once built."""
+    """Feature sets and per-field postings for a set of memories; immutable once built.
+
+    A query only touches the records that share a word with it: scores are
+    accumulated word by word over the postings, in the order pi sums them.
+    """
 
     def __init__(self, memories: Iterable[Memory]) -> None:
-        self._docs: dict[str, _Doc] = {}
-        self._postings: dict[str, set[str]] = {}
-        for m in memories:
-            self._add(_make_doc(m))
-        self._active = sum(1 for d in self._docs.values() if d.excluded is None)
-        self._active_awake = sum(
-            1 for d in self._docs.values() if d.excluded is None and not d.dormant
-        )
-
-    def _add(self, doc: _Doc) -> None:
-        memory_id = doc.memory.id
-        self._docs[memory_id] = doc
-        postings = self._postings
-        for words in (doc.mentions, doc.body, doc.aliases, doc.origin):
-            for word in words:
-                bucket = postings.get(word)
-                if bucket is None:
-                    postings[word] = {memory_id}
-                else:
-                    bucket.add(memory_id)
+        docs = [_make_doc(m) for m in memories]
+        self._docs = docs
+        mention: dict[str, set[int]] = {}
+        alias: dict[str, set[int]] = {}
+        origin: dict[str, set[int]] = {}
+        body_q: dict[str, set[int]] = {}  # body words of records whose body differs
+        quoted: set[int] = set()
+        for i, d in enumerate(docs):
+            tables = [(mention, d.mentions), (alias, d.aliases), (origin, d.origin)]
+            if d.body is not d.mentions:
+                quoted.add(i)
+                tables.append((body_q, d.body))
+            for table, words in tables:
+                for word in words:
+                    bucket = table.get(word)
+                    if bucket is None:
+                        table[word] = {i}
+                    else:
+                        bucket.add(i)
+        self._mention = mention
+        self._alias = alias
+        self._origin = origin
+        self._body_q = body_q
+        self._quoted = frozenset(quoted)
+        self._eligible_search = frozenset(i for i, d in enumerate(docs) if d.excluded is None)
+        self._eligible_inject = frozenset(i for i in self._eligible_search if not docs[i].dormant)
 
     def __len__(self) -> int:
         return len(self._docs)
@@ -269,8 +293,13 @@ class RecallIndex:
     def updated(self, rows: Iterable[Memory]) -> RecallIndex:
         """A new index with these records added or replaced (this one is left as it is)."""
         changed = {m.id: m for m in rows}
-        memories = [changed.pop(d.memory.id, d.memory) for d in self._docs.values()]
+        memories = [changed.pop(d.memory.id, d.memory) for d in self._docs]
         return RecallIndex([*memories, *changed.values()])
+
+    def _body(self, word: str, mention: IntSet) -> IntSet:
+        if not self._quoted:
+            return mention
+        return (mention - self._quoted) | self._body_q.get(word, _EMPTY)
 
     def recall(
         self,
@@ -279,11 +308,13 @@ class RecallIndex:
         purpose: Purpose = "search",
         limit: int | None = None,
         recent_user_turns: Sequence[str] = (),
+        explain: int | None = 200,
     ) -> Recall:
         """Evaluate ``prompt`` as pi would for ``purpose`` and select up to ``limit`` records.
 
         ``search`` is ``/memory search`` (dormant included, ten records);
         ``inject`` is automatic injection (dormant excluded, three records).
+        ``explain`` caps how many left-out records are described (None: all).
         """
         include_dormant = purpose == "search"
         if limit is None:
@@ -292,13 +323,8 @@ class RecallIndex:
         query = query_features(plan.query)
         context = {w: None for w in query_features(plan.context or "") if w not in query}
         docs = self._docs
-
-        def status_reason(d: _Doc) -> str | None:
-            if d.excluded is not None:
-                return d.excluded
-            return "dormant" if d.dormant and not include_dormant else None
-
-        eligible_n = self._active if include_dormant else self._active_awake
+        eligible = self._eligible_search if include_dormant else self._eligible_inject
+        eligible_n = len(eligible)
         base = Recall(
             prompt=prompt,
             purpose=purpose,
@@ -315,27 +341,65 @@ class RecallIndex:
 
         facet_words = facets()
         words = [*query, *context]
-        postings = self._postings
         weights: dict[str, float] = {}
         frequency: dict[str, int] = {}
-        touched: set[str] = set()
+        fields: list[tuple[str, IntSet, IntSet, IntSet]] = []
         for word in words:
-            ids = postings.get(word, ())
-            touched.update(ids)
-            df = 0
-            for memory_id in ids:
-                d = docs[memory_id]
-                if status_reason(d) is None and (
-                    word in d.mentions or word in d.aliases or word in d.origin
-                ):
-                    df += 1
+            m = self._mention.get(word, _EMPTY)
+            a = self._alias.get(word, _EMPTY)
+            o = self._origin.get(word, _EMPTY)
+            df = len(eligible & (m | a | o)) if a or o else len(eligible & m)
             frequency[word] = df
             idf = 1 + math.log((eligible_n + 1) / (df + 1)) if df else 1.0
             weights[word] = (2.0 if word.startswith("literal:") else 1.0) * idf
+            fields.append((word, m, a, o))
         rare_limit = max(RARE_MIN, 0.02 * eligible_n)
         total = 0.0
         for word in query:
             total += weights[word]
+
+        # Word by word, in pi's order: body 1, alias 0.8, mention 0.25, origin 0.2.
+        # Per-record tallies live in lists indexed by record: cheaper than dicts.
+        n = len(docs)
+        score = [0.0] * n
+        covered = [0.0] * n
+        focus = [0] * n
+        evidence = [0] * n
+        topic = [0] * n
+        matches: list[list[str] | None] = [None] * n
+        touched: list[int] = []
+        for word, m, a, o in fields:
+            weight = weights[word]
+            in_query = word in query
+            b = self._body(word, m)
+            a_only = a - b
+            m_only = m - b - a
+            o_only = o - b - a - m
+            named = word.startswith("literal:") or (
+                word.startswith("concept:") and frequency[word] <= rare_limit
+            )
+            alias_names = frequency[word] <= rare_limit and bool(a)
+            for members, f in ((b, 1.0), (a_only, 0.8), (m_only, 0.25), (o_only, 0.2)):
+                if not members:
+                    continue
+                add = weight * f * (1.0 if in_query else 0.35)
+                plain_evidence = f != 0.25
+                for i in members:
+                    score[i] += add
+                    found = matches[i]
+                    if found is None:
+                        matches[i] = [word]
+                        touched.append(i)
+                    else:
+                        found.append(word)
+                    if in_query:
+                        covered[i] += weight
+                        focus[i] += 1
+                        if plain_evidence or i in o:
+                            evidence[i] += 1
+                        if named or (alias_names and i in a):
+                            topic[i] += 1
+
         pasted = pasted_literals(plan.query) | pasted_literals(plan.context or "")
         mandatory = [w for w in words if w.startswith("literal:") and w not in pasted]
         subjects = [w for w in context if w not in facet_words]
@@ -356,49 +420,23 @@ class RecallIndex:
         focused_direct = (
             not context and len(query) <= 4 and len(direct_names) == 1 and bool(direct_facets)
         )
-        unknown_question_word = any(frequency[w] == 0 and w not in facet_words for w in query)
+        unknown = tuple(w for w in query if frequency[w] == 0)
+        unknown_question_word = any(w not in facet_words for w in unknown)
+        many_words = len(query) >= 3
 
-        live: list[Candidate] = []
-        status_out: list[tuple[str, Candidate]] = []
-        for memory_id in touched:
-            d = docs[memory_id]
-            score = covered = 0.0
-            focus = evidence = topic = 0
-            matches: list[str] = []
-            where: list[tuple[str, str]] = []
-            for word, weight in weights.items():
-                if word in d.body:
-                    f, place = 1.0, "body"
-                elif word in d.aliases:
-                    f, place = 0.8, "alias"
-                elif word in d.mentions:
-                    f, place = 0.25, "mention"
-                elif word in d.origin:
-                    f, place = 0.2, "origin"
-                else:
-                    continue
-                in_query = word in query
-                score += weight * f * (1.0 if in_query else 0.35)
-                matches.append(word)
-                where.append((word, place))
-                if in_query:
-                    covered += weight
-                    focus += 1
-                    if place != "mention" or word in d.origin:
-                        evidence += 1
-                    if word.startswith("literal:") or (
-                        (word.startswith("concept:") or word in d.aliases)
-                        and frequency[word] <= rare_limit
-                    ):
-                        topic += 1
-            score *= 0.8 + 0.2 * min(1.0, 12 / max(1, len(d.body)))
-            coverage = covered / total if total else 0.0
+        reasons: dict[int, str | None] = {}
+        final: dict[int, float] = {}
+        for i in touched:
+            found = matches[i] or []
+            d = docs[i]
+            final[i] = score[i] * d.norm
+            fm = focus[i]
             reason: str | None
-            if any(w not in matches for w in mandatory):
+            if mandatory and any(w not in found for w in mandatory):
                 reason = "resource-mismatch"
-            elif not focus:
+            elif not fm:
                 reason = "no-focus-match"
-            elif not evidence:
+            elif not evidence[i]:
                 reason = "question-only"
             elif focused_direct and (
                 any(
@@ -409,53 +447,77 @@ class RecallIndex:
             ):
                 reason = "subject-attribute-mismatch"
             elif (
-                any(w not in matches for w in named_subjects)
+                any(w not in found for w in named_subjects)
                 if named_subjects
                 else bool(subjects)
-                and sum(weights[w] for w in subjects if w in matches) / subject_weight < 0.6
+                and sum(weights[w] for w in subjects if w in found) / subject_weight < 0.6
             ):
                 reason = "context-mismatch"
-            elif coverage < MIN_FOCUS_COVERAGE and not topic:
+            elif covered[i] / total < MIN_FOCUS_COVERAGE and not topic[i]:
                 reason = "incidental-overlap"
-            elif (len(query) >= 3 and focus < 2) or (focus == 1 and unknown_question_word):
+            elif (many_words and fm < 2) or (fm == 1 and unknown_question_word):
                 reason = "thin-match"
             else:
                 reason = None
-            candidate = Candidate(
-                memory=d.memory,
-                score=score,
-                rank_score=score * d.memory.quality.factor,
-                coverage=coverage,
-                matches=tuple(matches),
-                reason=reason,
-                where=tuple(where),
-            )
-            excluded = status_reason(d)
-            if excluded is not None:
-                if focus:
-                    status_out.append((excluded, candidate))
-            else:
-                live.append(candidate)
+            reasons[i] = reason
 
-        best = max((c.score for c in live if c.reason is None), default=0.0)
-        live = [
-            _with(c, reason="relative-cutoff")
-            if c.reason is None and c.score < best * RELATIVE_CUTOFF
-            else c
-            for c in live
-        ]
-        order = self._order_key
-        live.sort(key=order)
-        ranked = [c for c in live if c.reason is None]
-        chosen = _select(ranked, limit)
-        outcome = {c.memory.id: c for c in chosen}
-        selected = tuple(c for c in chosen if c.reason is None)
-        left = [
-            outcome.get(c.memory.id, c) for c in live if not outcome.get(c.memory.id, c).selected
-        ]
-        if status_out:
-            for reason, c in sorted(status_out, key=lambda rc: order(rc[1])):
-                left.append(_with(c, reason=reason, would_fail=c.reason or _would_cut(c, best)))
+        live = [i for i in touched if i in eligible]
+        best = max((final[i] for i in live if reasons[i] is None), default=0.0)
+        for i in live:
+            if reasons[i] is None and final[i] < best * RELATIVE_CUTOFF:
+                reasons[i] = "relative-cutoff"
+
+        def order(i: int) -> tuple[float, int, float, bytes | str]:
+            d = docs[i]
+            return (-final[i] * d.memory.quality.factor, 0 if d.memory.pinned else 1,
+                    -d.updated_ms, d.id_key)  # fmt: skip
+
+        def candidate(i: int, reason: str | None, would_fail: str | None = None) -> Candidate:
+            d = docs[i]
+            found = matches[i] or []
+            return Candidate(
+                memory=d.memory,
+                score=final[i],
+                rank_score=final[i] * d.memory.quality.factor,
+                coverage=covered[i] / total,
+                matches=tuple(found),
+                reason=reason,
+                where=tuple((w, _place(d, w)) for w in found),
+                would_fail=would_fail,
+            )
+
+        ranked_ids = sorted((i for i in live if reasons[i] is None), key=order)
+        selected_list, walked, over = _select(ranked_ids, limit, docs, matches, candidate)
+        selected = tuple(selected_list)
+        room_over = len(over) if explain is None else max(0, min(len(over), explain - len(walked)))
+        walked += [candidate(i, "limit") for i in over[:room_over]]
+        others = [i for i in live if reasons[i] is not None]
+        status_ids = [i for i in touched if i not in eligible and focus[i]]
+        total_left = len(walked) + len(over) - room_over + len(others) + len(status_ids)
+        room = None if explain is None else max(0, explain - len(walked))
+        if room is None or len(others) <= room:
+            others.sort(key=order)
+        elif room == 0:
+            others = []
+        else:
+            # The best ``room`` by rank score first (a cheap key), ties at the edge kept,
+            # then pi's full order over that short list.
+            rank = {i: final[i] * docs[i].memory.quality.factor for i in others}
+            best_few = heapq.nlargest(room, others, key=rank.__getitem__)
+            edge = rank[best_few[-1]]
+            kept = set(best_few)
+            best_few += [i for i in others if rank[i] == edge and i not in kept]
+            others = sorted(best_few, key=order)[:room]
+        left = [*walked, *(candidate(i, reasons[i]) for i in others)]
+        if explain is None or len(left) < explain:
+            status_ids.sort(key=order)
+            for i in status_ids[: None if explain is None else explain - len(left)]:
+                d = docs[i]
+                why = d.excluded or "dormant"
+                hypothetical = reasons[i] or (
+                    "relative-cutoff" if final[i] < best * RELATIVE_CUTOFF else None
+                )
+                left.append(candidate(i, why, hypothetical))
         return Recall(
             prompt=prompt,
             purpose=purpose,
@@ -468,56 +530,52 @@ class RecallIndex:
             excluded=len(docs) - eligible_n,
             selected=selected,
             left_out=tuple(left),
-            ranked=len(ranked),
+            ranked=len(ranked_ids),
+            unknown=unknown,
+            left_out_total=total_left,
         )
 
-    def _order_key(self, c: Candidate) -> tuple[float, int, float, bytes | str]:
-        d = self._docs[c.memory.id]
-        return (-c.rank_score, 0 if c.memory.pinned else 1, -d.updated_ms, _id_key(c.memory.id))
+
+def _place(d: _Doc, word: str) -> str:
+    if word in d.body:
+        return "body"
+    if word in d.aliases:
+        return "alias"
+    if word in d.mentions:
+        return "mention"
+    return "origin"
 
 
-def _with(c: Candidate, *, reason: str | None, would_fail: str | None = None) -> Candidate:
-    return Candidate(
-        memory=c.memory,
-        score=c.score,
-        rank_score=c.rank_score,
-        coverage=c.coverage,
-        matches=c.matches,
-        reason=reason,
-        where=c.where,
-        would_fail=would_fail,
-    )
-
-
-def _would_cut(c: Candidate, best: float) -> str | None:
-    return "relative-cutoff" if c.score < best * RELATIVE_CUTOFF else None
-
-
-def _select(ranked: list[Candidate], limit: int) -> list[Candidate]:
-    """§6.8: walk the ranked list; every record comes back selected or with its reason."""
-    out: list[Candidate] = []
+def _select(
+    ranked: list[int],
+    limit: int,
+    docs: list[_Doc],
+    matches: list[list[str] | None],
+    make: Callable[[int, str | None], Candidate],
+) -> tuple[list[Candidate], list[Candidate], list[int]]:
+    """§6.8: walk the ranked records; the selected, the skipped (with why), the rest."""
+    selected: list[Candidate] = []
+    skipped: list[Candidate] = []
     seen: set[str] = set()
     covered: dict[tuple[str, str], set[str]] = {}
-    count = 0
-    top = len(ranked[0].matches) if ranked else 0
-    for c in ranked:
-        if count >= limit or limit <= 0:
-            out.append(_with(c, reason="limit"))
-            continue
-        m = c.memory
+    top = len(matches[ranked[0]] or ()) if ranked else 0
+    for n, i in enumerate(ranked):
+        if len(selected) >= limit:
+            return selected, skipped, ranked[n:]
+        m = docs[i].memory
+        found = matches[i] or []
         key = fp(js_json([m.scope, m.content]))
         if key in seen:
-            out.append(_with(c, reason="duplicate"))
+            skipped.append(make(i, "duplicate"))
             continue
         previous = covered.setdefault((m.scope, m.kind), set())
-        if len(c.matches) >= 2 and top >= 3 and all(w in previous for w in c.matches):
-            out.append(_with(c, reason="redundant"))
+        if len(found) >= 2 and top >= 3 and all(w in previous for w in found):
+            skipped.append(make(i, "redundant"))
             continue
         seen.add(key)
-        previous.update(c.matches)
-        out.append(c)
-        count += 1
-    return out
+        previous.update(found)
+        selected.append(make(i, None))
+    return selected, skipped, []
 
 
 # ------------------------------------------------------------------ excerpt

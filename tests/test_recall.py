@@ -294,3 +294,12 @@ def test_excerpt_keeps_short_text_and_picks_the_matching_sentence() -> None:
     assert excerpt("Short text.", plan) == "Short text."
     long = "Unrelated opening sentence. " * 20 + "Loki retention is 30 days. " + "Tail. " * 20
     assert excerpt(long, plan) == "Loki retention is 30 days.…"
+
+
+def test_explain_cap_keeps_pis_order(realistic_index: RecallIndex) -> None:
+    full = realistic_index.recall("cart api", purpose="inject", explain=None)
+    assert full.left_out_total == len(full.left_out) > 4
+    capped = realistic_index.recall("cart api", purpose="inject", explain=3)
+    assert capped.left_out_total == full.left_out_total
+    assert [c.memory.id for c in capped.left_out] == [c.memory.id for c in full.left_out[:3]]
+    assert capped.selected == full.selected or ids(capped) == ids(full)

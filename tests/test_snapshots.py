@@ -71,6 +71,22 @@ def test_search(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> Non
 
 
 @SIZES
+def test_recall_preview(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    keys = ["i", *"kyverno", "enter", "j", "j"]
+    assert snap_compare(app, terminal_size=size, run_before=then(*keys))
+
+
+@SIZES
+def test_recall_preview_cart_totals(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    keys = ["i", *"cart totals", "enter"]
+    assert snap_compare(app, terminal_size=size, run_before=then(*keys))
+
+
+@SIZES
 def test_help(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
     assert snap_compare(app, terminal_size=size, run_before=then("question_mark"))

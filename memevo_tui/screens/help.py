@@ -15,6 +15,8 @@ from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from store.recall import REASONS
+
 from ..glyphs import STATE_GLYPHS, STATE_MEANINGS
 
 FILTER_HELP = (
@@ -58,6 +60,13 @@ def legend() -> Table:
     return table
 
 
+def reasons() -> Table:
+    table = Table(box=None, padding=(0, 2), show_header=False)
+    for key, meaning in REASONS.items():
+        table.add_row(Text(key, style="bold"), meaning)
+    return table
+
+
 def help_text(
     groups: Iterable[tuple[str, Iterable[BindingType]]], keymap: Mapping[str, str]
 ) -> RenderableType:
@@ -73,6 +82,14 @@ def help_text(
         legend(),
         Text("\nFilter", style="bold underline"),
         Text(FILTER_HELP),
+        Text("\nRecall preview (i): why a record is left out", style="bold underline"),
+        Text(
+            "pi scores each record by the prompt words it contains (rarer words weigh more), "
+            "multiplies by its quality, and injects the best three; a record must pass every "
+            "gate below first.",
+            style="italic",
+        ),
+        reasons(),
     )
 
 

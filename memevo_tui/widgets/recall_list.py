@@ -1,0 +1,139 @@
+"""The recall preview's list: what pi would inject, in order, then what it left out and why."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.message import Message
+
+from store.recall import STATUS_REASONS, Candidate
+
+from ..glyphs import STATE_GLYPHS
+from ..text import one_line
+from .virtual_list import Column, VirtualList
+
+SHORT_REASONS: dict[str, str] = {
+    "forgotten": "forgotten",
+    "conflicted": "conflicted",
+    "disputed": "disputed",
+    "dormant": "dormant",
+    "resource-mismatch": "path missing",
+    "no-focus-match": "context only",
+    "question-only": "question only",
+    "subject-attribute-mismatch": "other subject",
+    "context-mismatch": "off context",
+    "incidental-overlap": "incidental",
+    "thin-match": "thin match",
+    "relative-cutoff": "below cutoff",
+    "duplicate": "duplicate",
+    "redundant": "redundant",
+    "limit": "over limit",
+}
+"""Reason keys as a list cell says them; the explanation pane spells them out."""
+
+
+def recall_cells(c: Candidate, rank: int | None) -> dict[str, str]:
+    state = c.memory.state
+    return {
+        "rank": str(rank) if rank is not None else "–",
+        "outcome": "injected" if c.selected else SHORT_REASONS.get(c.reason or "", c.reason or ""),
+        "state": f"{STATE_GLYPHS[state]} {state}",
+        "score": f"{c.score:.3f}",
+        "factor": f"{c.factor:.3f}",
+        "rank_score": f"{c.rank_score:.3f}",
+        "content": one_line(c.memory.content),
+    }
+
+
+class RecallList(VirtualList[Candidate]):
+    """Selected records first (numbered, in pi's order), then the left-out ones."""
+
+    COLUMNS = (
+        Column("rank", "#", 2),
+        Column("outcome", "OUTCOME", 13),
+        Column("state", "STATE", 12),
+        Column("score", "SCORE", 6),
+        Column("factor", "×QUAL", 6),
+        Column("rank_score", "=RANK", 6),
+        Column("content", "CONTENT", 0),
+    )
+    DROP_ORDER = ("state", "factor", "score")
+    CLASS_PREFIX = "recall-list"
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "recall-list--header",
+        "recall-list--cursor",
+        "recall-list--empty",
+        "recall-list--selected",
+        "recall-list--excluded",
+        "recall-list--gated",
+        "recall-list--fresh",
+        "recall-list--aging",
+        "recall-list--dormant",
+        "recall-list--pinned",
+        "recall-list--forgotten",
+        "recall-list--conflicted",
+        "recall-list--disputed",
+    }
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "enter",
+            "goto",
+            "Show in list",
+            id="recall.goto",
+            tooltip="Jump to this record in the memory list (to pin, correct or resolve it)",
+        ),
+    ]
+
+    class Highlighted(VirtualList.Highlighted):
+        """The highlighted candidate changed."""
+
+    class GotoRequested(Message):
+        """Show this record in the memory list."""
+
+        def __init__(self, recall_list: RecallList, memory_id: str) -> None:
+            super().__init__()
+            self.recall_list = recall_list
+            self.memory_id = memory_id
+
+        @property
+        def control(self) -> RecallList:
+            return self.recall_list
+
+    def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
+        super().__init__(name=name, id=id)
+        self.empty_text = "Type a prompt above to see what pi would inject for it."
+
+    def row_key(self, row: Candidate) -> str:
+        return row.memory.id
+
+    def cells(self, row: Candidate) -> dict[str, str]:
+        # Selected records come first, in pi's order: their position is their rank.
+        rank = next((i + 1 for i, r in enumerate(self.rows) if r is row), None)
+        return recall_cells(row, rank if row.selected else None)
+
+    def row_class(self, row: Candidate) -> str | None:
+        if row.selected:
+            return None
+        return "excluded" if row.reason in ("forgotten", "conflicted", "disputed") else None
+
+    def cell_class(self, row: Candidate, column: str) -> str | None:
+        if column == "outcome":
+            if row.selected:
+                return "selected"
+            return "dormant" if row.reason in STATUS_REASONS else "gated"
+        if column == "state":
+            return row.memory.state
+        if column == "rank" and row.selected:
+            return "selected"
+        return self.row_class(row)
+
+    def make_highlighted(self, row: Candidate | None) -> RecallList.Highlighted:
+        return self.Highlighted(self, row)
+
+    def action_goto(self) -> None:
+        row = self.highlighted
+        if row is not None:
+            self.post_message(self.GotoRequested(self, row.memory.id))

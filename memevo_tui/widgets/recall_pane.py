@@ -1,0 +1,223 @@
+"""The recall preview: type a prompt, see what pi would inject for it now, and why.
+
+The pane shows results; the app computes them (in a worker, over the loaded
+records) when the pane asks with ``PromptChanged``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import Input, Static
+
+from store.recall import REASONS, STATUS_REASONS, Candidate, Purpose, Recall
+
+from ..glyphs import STATE_MEANINGS, badge
+from ..text import one_line, visible
+from .recall_list import RecallList
+
+PURPOSES: dict[Purpose, str] = {
+    "inject": "automatic injection (dormant excluded, 3 records)",
+    "search": "/memory search (dormant included, 10 records)",
+}
+
+HINTS: dict[str, str] = {
+    "dormant": "Pin it (p) to keep it awake; new evidence from pi also revives it.",
+    "disputed": "Feedback 'accurate' (3) replaces the 'incorrect' verdict.",
+    "conflicted": "Resolve it (r) to let it be recalled again.",
+    "forgotten": "Undo the forget (u) to bring it back.",
+    "relative-cutoff": "A better match exists; quality cannot lift a weak match.",
+    "limit": "Pinning, or feedback 'useful' or 'accurate', raises its rank score.",
+    "redundant": "Records above already cover every word it matched.",
+    "duplicate": "The same text is selected above.",
+    "resource-mismatch": "If the path belongs in it, correct (e) its text to name it.",
+    "thin-match": "Correct (e) its text to name the subject, or ask more precisely.",
+    "incidental-overlap": "Correct (e) its text to name the subject, or ask more precisely.",
+    "subject-attribute-mismatch": "It answers a different subject or attribute.",
+}
+"""What would change the outcome, by reason (keys as on the memory list)."""
+
+PLACES = {"body": "text", "alias": "search term", "mention": "quoted question", "origin": "origin"}
+
+
+def explain(result: Recall | None, c: Candidate | None) -> Text:
+    """The explanation for one candidate. Store text is plain text, never markup."""
+    out = Text()
+    if result is None or c is None:
+        out.append("Nothing selected.", style="italic")
+        return out
+    m = c.memory
+    q = m.quality
+    if c.selected:
+        rank = 1 + next(i for i, s in enumerate(result.selected) if s is c)
+        out.append(f"#{rank} would be injected", style="bold")
+    else:
+        reason = c.reason or ""
+        out.append(f"Left out: {reason}", style="bold")
+        out.append(f"\n{REASONS.get(reason, reason)}")
+        if reason in STATUS_REASONS:
+            would = c.would_fail
+            out.append(f"\nOtherwise it would fail: {would}" if would else "\nOtherwise: passes")
+        hint = HINTS.get(reason)
+        if hint:
+            out.append(f"\n{hint}", style="italic")
+    out.append("\n\n")
+    out.append(f"score {c.score:.3f} × quality {c.factor:.3f} = rank {c.rank_score:.3f}\n")
+    out.append(f"covers {c.coverage:.0%} of the prompt's weight\n")
+    out.append(
+        f"quality = freshness {q.freshness:.3f} × evidence {q.evidence_weight:.2f}"
+        f" × utility {q.utility:g} × accuracy {q.accuracy:g}\n"
+    )
+    out.append("matched: ", style="bold")
+    if c.where:
+        out.append(", ".join(f"{visible(w)} ({PLACES[p]})" for w, p in c.where))
+    else:
+        out.append("-")
+    missing = [w for w in result.query if w not in c.matches]
+    if missing:
+        out.append("\nnot matched: ", style="bold")
+        out.append(
+            ", ".join(
+                visible(w) + (" (in no eligible record)" if w in result.unknown else "")
+                for w in missing
+            )
+        )
+    out.append("\n\n")
+    out.append(f"{badge(m.state)}\n", style="bold")
+    out.append(f"{STATE_MEANINGS[m.state]}\n", style="italic")
+    out.append(f"{m.kind} · {one_line(m.scope, 60)} · {m.id}\n\n")
+    out.append(visible(m.content, keep_newlines=True))
+    return out
+
+
+def summary(result: Recall | None, purpose: Purpose, pending: bool) -> Text:
+    out = Text()
+    out.append(f"{'inject' if purpose == 'inject' else 'search'}: ", style="bold")
+    out.append(PURPOSES[purpose])
+    if result is None:
+        out.append("  ·  ctrl+t switches" if not pending else "  ·  computing…")
+        return out
+    words = ", ".join(visible(w) for w in result.query) or "none"
+    out.append(f"\nplan {result.plan.mode} · words: {words}")
+    if result.context:
+        out.append(f" · context: {', '.join(visible(w) for w in result.context)}")
+    out.append(
+        f"\n{len(result.selected)} selected of {result.limit} · {len(result.left_out)} left out"
+        f" · {result.eligible} eligible, {result.excluded} excluded by status"
+    )
+    return out
+
+
+class RecallPane(Vertical):
+    """Prompt box, summary, candidate list and the explanation of the highlighted one."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "ctrl+t",
+            "toggle_purpose",
+            "Inject/search",
+            id="recall.purpose",
+            tooltip="Preview automatic injection or /memory search",
+        ),
+    ]
+
+    DEBOUNCE = 0.12
+
+    class PromptChanged(Message):
+        """The prompt or the purpose changed: the app should evaluate it."""
+
+        def __init__(self, pane: RecallPane, prompt: str, purpose: Purpose) -> None:
+            super().__init__()
+            self.pane = pane
+            self.prompt = prompt
+            self.purpose = purpose
+
+        @property
+        def control(self) -> RecallPane:
+            return self.pane
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.purpose: Purpose = "inject"
+        self.result: Recall | None = None
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Input(
+            placeholder="a prompt: what would pi inject for it right now?", id="recall-input"
+        )
+        yield Static(summary(None, self.purpose, False), id="recall-summary", markup=False)
+        with Horizontal(id="recall-main", classes="split"):
+            yield RecallList(id="recall-list")
+            with VerticalScroll(id="recall-explain-scroll"):
+                yield Static(explain(None, None), id="recall-explain", markup=False)
+
+    @property
+    def prompt(self) -> str:
+        return self.query_one("#recall-input", Input).value
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(self.DEBOUNCE, self.ask)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.ask()
+        self.screen.set_focus(self.query_one(RecallList))
+
+    def ask(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.query_one("#recall-summary", Static).update(summary(None, self.purpose, True))
+        self.post_message(self.PromptChanged(self, self.prompt, self.purpose))
+
+    def action_toggle_purpose(self) -> None:
+        self.purpose = "search" if self.purpose == "inject" else "inject"
+        self.notify(f"Recall preview: {PURPOSES[self.purpose]}")
+        self.ask()
+
+    def show(self, result: Recall) -> list[str]:
+        """Display a result; returns a line per record whose outcome changed since the last."""
+        if result.prompt != self.prompt or result.purpose != self.purpose:
+            return []  # an older answer arrived after a newer question
+        previous = self.result
+        self.result = result
+        rows = [*result.selected, *result.left_out]
+        recall_list = self.query_one(RecallList)
+        recall_list.empty_text = (
+            "Type a prompt above to see what pi would inject for it."
+            if not result.prompt.strip()
+            else "No record shares a word with this prompt."
+        )
+        recall_list.set_rows(rows)
+        self.query_one("#recall-summary", Static).update(summary(result, self.purpose, False))
+        self.query_one("#recall-explain", Static).update(explain(result, recall_list.highlighted))
+        if previous is None or previous.prompt != result.prompt:
+            return []
+        return _changes(previous, result)
+
+    def on_recall_list_highlighted(self, message: RecallList.Highlighted) -> None:
+        self.query_one("#recall-explain", Static).update(explain(self.result, message.row))
+
+
+def _outcome(c: Candidate) -> str:
+    return "injected" if c.selected else f"left out ({c.reason})"
+
+
+def _changes(before: Recall, after: Recall) -> list[str]:
+    old = {c.memory.id: c for c in (*before.selected, *before.left_out)}
+    out = []
+    for c in (*after.selected, *after.left_out):
+        was = old.get(c.memory.id)
+        if was is not None and _outcome(was) != _outcome(c):
+            out.append(f"{c.memory.id}: now {_outcome(c)}, was {_outcome(was)}")
+    return out

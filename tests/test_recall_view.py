@@ -1,0 +1,103 @@
+"""Pilot tests of the recall preview: real key presses, results checked against the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_app import Notes, settle, stored
+from textual.widgets import Static, TabbedContent
+
+from memevo_tui.widgets.memory_list import MemoryList
+from memevo_tui.widgets.recall_list import RecallList
+from memevo_tui.widgets.recall_pane import RecallPane
+
+from apphelpers import make_app, wait_loaded
+
+INJECTED = ["cd4d49e9d57a843430ffb194", "93f3ef48151edcce79f0a56e"]
+DORMANT = ["1ffdd011bb1a1e51f647de06", "39cc5ce9ca3d2186c8abb5da"]
+
+
+def shown(app: object) -> list[tuple[str, str | None]]:
+    rows = app.query_one(RecallList).rows  # type: ignore[attr-defined]
+    return [(c.memory.id, c.reason) for c in rows]
+
+
+def text_of(app: object, selector: str) -> str:
+    return str(app.query_one(selector, Static).render())  # type: ignore[attr-defined]
+
+
+async def test_preview_lists_injected_then_left_out_with_reasons(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("i", *"kyverno")
+        await pilot.pause(0.2)
+        await settle(pilot)
+        assert app.query_one("#tabs", TabbedContent).active == "recall"
+        assert shown(app) == [
+            (INJECTED[0], None),
+            (INJECTED[1], None),
+            (DORMANT[0], "dormant"),
+            (DORMANT[1], "dormant"),
+        ]
+        assert "2 selected of 3" in text_of(app, "#recall-summary")
+        assert "plan direct · words: kyverno" in text_of(app, "#recall-summary")
+        await pilot.press("enter", "j", "j")
+        await settle(pilot)
+        explanation = text_of(app, "#recall-explain")
+        assert "Left out: dormant" in explanation and "Pin it (p)" in explanation
+        assert "score 4." in explanation and "× quality 0.5" in explanation
+
+        await pilot.press("ctrl+t")  # /memory search: dormant records included
+        await settle(pilot)
+        assert [i for i, reason in shown(app) if reason is None] == [*INJECTED, *DORMANT]
+        assert "search:" in text_of(app, "#recall-summary")
+
+
+async def test_jump_to_a_left_out_record_pin_it_and_see_the_preview_change(
+    realistic: Path,
+) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        notes = Notes(app)
+        await pilot.press("slash", *"zzz-no-such-record", "enter")  # a filter hiding it
+        await settle(pilot)
+        await pilot.press("i", *"kyverno", "enter")
+        await settle(pilot)
+        await pilot.press("j", "j", "enter")  # the first dormant record
+        await settle(pilot)
+        assert app.query_one("#tabs", TabbedContent).active == "memories"
+        memories = app.query_one("#memory-list", MemoryList)
+        assert memories.highlighted is not None and memories.highlighted.id == DORMANT[0]
+        assert memories.has_focus
+
+        await pilot.press("p")
+        await pilot.pause(0.2)
+        await settle(pilot)
+        assert stored(realistic, DORMANT[0])["layer"] == "pinned"
+        pane = app.query_one(RecallPane)
+        assert pane.result is not None
+        assert DORMANT[0] in [c.memory.id for c in pane.result.selected]
+        assert any(
+            f"{DORMANT[0]}: now injected, was left out (dormant)" in n for n, _ in notes.items
+        )
+
+        await pilot.press("i")
+        await settle(pilot)
+        assert app.query_one("#tabs", TabbedContent).active == "recall"
+        assert (DORMANT[0], None) in shown(app)
+
+
+async def test_preview_on_the_hostile_store_stays_plain_text(hostile: Path) -> None:
+    app = make_app(hostile)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("i", *"[bold red]x[/] \\x1b[31m markup", "enter")
+        await settle(pilot)
+        pane = app.query_one(RecallPane)
+        assert pane.result is not None
+        for row in app.query_one(RecallList).rows:
+            line = app.query_one(RecallList).cells(row)["content"]
+            assert "\x1b" not in line
+        assert "\x1b" not in text_of(app, "#recall-explain")
