@@ -24,6 +24,7 @@ from store import (
     Refused,
 )
 from store._js import iso, parse_ms
+from store.features import ICU_AVAILABLE
 from store.recall import REASONS, STATUS_REASONS, Candidate, Recall, RecallIndex
 from store.status import status as status_report
 
@@ -184,6 +185,8 @@ def _print_recall(result: Recall, out: TextIO) -> None:
         out.write(line(c, str(n)) + "\n")
     if not result.selected:
         out.write("nothing would be injected\n")
+    if not ICU_AVAILABLE:
+        out.write("note: PyICU is not installed; words are split differently from pi\n")
     if result.left_out:
         out.write(f"left out ({len(result.left_out)}):\n")
         for c in result.left_out:
@@ -223,7 +226,7 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, out: TextIO) ->
             sys.stderr.write(f"memevo-tui: {len(load.corrupt)} corrupt row(s) left out\n")
         if verb == "recall":
             result = RecallIndex(load.memories).recall(
-                " ".join(args.query), purpose="inject", limit=args.limit
+                " ".join(args.query), purpose="inject", limit=args.limit, explain=None
             )
             if as_json:
                 emit(recall_json(result))

@@ -66,7 +66,6 @@ class RecallList(VirtualList[Candidate]):
         "recall-list--cursor",
         "recall-list--empty",
         "recall-list--selected",
-        "recall-list--excluded",
         "recall-list--gated",
         "recall-list--fresh",
         "recall-list--aging",
@@ -114,11 +113,6 @@ class RecallList(VirtualList[Candidate]):
         rank = next((i + 1 for i, r in enumerate(self.rows) if r is row), None)
         return recall_cells(row, rank if row.selected else None)
 
-    def row_class(self, row: Candidate) -> str | None:
-        if row.selected:
-            return None
-        return "excluded" if row.reason in ("forgotten", "conflicted", "disputed") else None
-
     def cell_class(self, row: Candidate, column: str) -> str | None:
         if column == "outcome":
             if row.selected:
@@ -128,7 +122,7 @@ class RecallList(VirtualList[Candidate]):
             return row.memory.state
         if column == "rank" and row.selected:
             return "selected"
-        return self.row_class(row)
+        return None
 
     def make_highlighted(self, row: Candidate | None) -> RecallList.Highlighted:
         return self.Highlighted(self, row)

@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from store.features import ICU_AVAILABLE
 from store.recall import REASONS, STATUS_REASONS, Candidate, Purpose, Recall
 
 from ..glyphs import STATE_MEANINGS, badge
@@ -108,9 +109,11 @@ def summary(result: Recall | None, purpose: Purpose, pending: bool) -> Text:
     if result.context:
         out.append(f" · context: {', '.join(visible(w) for w in result.context)}")
     out.append(
-        f"\n{len(result.selected)} selected of {result.limit} · {len(result.left_out)} left out"
+        f"\n{len(result.selected)} selected of {result.limit} · {result.left_out_total} left out"
         f" · {result.eligible} eligible, {result.excluded} excluded by status"
     )
+    if not ICU_AVAILABLE:
+        out.append("\nPyICU is not installed: words are split differently from pi", "bold")
     return out
 
 
