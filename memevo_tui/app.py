@@ -38,7 +38,7 @@ from store import (
 )
 from store._js import iso
 from store.demo_learner import learn_forever
-from store.recall import Purpose, Recall, RecallIndex
+from store.recall import Purpose, Recall, RecallIndex, digest
 from store.status import queue_status
 
 from .commands import SORTS, MemevoCommands
@@ -734,10 +734,11 @@ class MemevoApp(App[None]):
     async def run_recall(self, prompt: str, purpose: Purpose, rerun: bool = False) -> None:
         try:
             result = await self._recall(prompt, purpose)
+            lines = await asyncio.to_thread(digest, result) if purpose == "inject" else ()
         except StoreError as exc:
             self.post_message(StoreFailed(str(exc)))
             return
-        self.post_message(RecallComputed(result, "recall", rerun=rerun))
+        self.post_message(RecallComputed(result, "recall", rerun=rerun, digest=lines))
 
     def on_recall_computed(self, message: RecallComputed) -> None:
         if not self.ready:
@@ -752,7 +753,7 @@ class MemevoApp(App[None]):
             )
             results.set_rows(result.memories)
             return
-        changes = self.query_one(RecallPane).show(result)
+        changes = self.query_one(RecallPane).show(result, message.digest)
         if message.rerun and changes:
             self.notify("\n".join(changes[:4]), title="Recall preview changed", timeout=8)
 

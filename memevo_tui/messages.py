@@ -8,7 +8,7 @@ from typing import Any
 from textual.message import Message
 
 from store import CorruptRow, Event, Memory, MemoryLoad, ModelCall, Source
-from store.recall import Recall
+from store.recall import DigestLine, Recall
 from store.status import QueueStatus
 
 UndoPlan = list[tuple[dict[str, Any], dict[str, Any]]]
@@ -71,11 +71,19 @@ class UndoPreview(Message):
 class RecallComputed(Message):
     """A recall evaluation finished, for the search list or the recall preview."""
 
-    def __init__(self, result: Recall, target: str, *, rerun: bool = False) -> None:
+    def __init__(
+        self,
+        result: Recall,
+        target: str,
+        *,
+        rerun: bool = False,
+        digest: Sequence[DigestLine] = (),
+    ) -> None:
         super().__init__()
         self.result = result
         self.target = target
         self.rerun = rerun
+        self.digest = digest
 
 
 class WriteDone(Message):

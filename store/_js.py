@@ -125,6 +125,8 @@ def utf8_len(text: str) -> int:
 
 def clip_bytes(text: str, budget: int) -> str:
     """Clip to a UTF-8 byte budget without splitting a code point (§0.3 item 5)."""
+    if budget <= 0:
+        return ""
     encoded = text.encode("utf-8")
     if len(encoded) <= budget:
         return text

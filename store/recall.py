@@ -17,7 +17,7 @@ import heapq
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ._js import clip_bytes, fp, js_json, js_trim, parse_ms, utf8_len
@@ -518,16 +518,9 @@ class RecallIndex:
                     "relative-cutoff" if final[i] < best * RELATIVE_CUTOFF else None
                 )
                 left.append(candidate(i, why, hypothetical))
-        return Recall(
-            prompt=prompt,
-            purpose=purpose,
-            limit=limit,
-            plan=plan,
-            query=tuple(query),
-            context=tuple(context),
+        return replace(
+            base,
             weights=weights,
-            eligible=eligible_n,
-            excluded=len(docs) - eligible_n,
             selected=selected,
             left_out=tuple(left),
             ranked=len(ranked_ids),
@@ -612,6 +605,62 @@ def excerpt(content: str, plan: Plan, budget: int = 400) -> str:
     return lead + clip_bytes(best[start:], budget - utf8_len(lead) - 3) + "…"
 
 
+DIGEST_HEADER_BYTES = 375
+"""The runtime digest's fixed header (title and trust guidance), newline included."""
+DIGEST_MAX_BYTES = 2_048
+DIGEST_RECORDS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class DigestLine:
+    """One record's line in the runtime digest (§6.10), and whether it fits."""
+
+    memory_id: str
+    line: str
+    """The JSON line pi appends to the system prompt (newline included)."""
+    included: bool
+    """False when it would push the digest past 2,048 bytes: pi skips it."""
+
+
+def label(value: str) -> str:
+    """``label`` (§6.2): redacted, and clipped with a fingerprint when over 120 bytes."""
+    clean = redact(value)
+    if utf8_len(clean) <= 120:
+        return clean
+    return clip_bytes(clean, 90) + "…#" + fp(clean)
+
+
+def digest(result: Recall) -> tuple[DigestLine, ...]:
+    """The lines injection would add for the first three selected records, in order."""
+    used = DIGEST_HEADER_BYTES
+    out: list[DigestLine] = []
+    for c in result.selected[:DIGEST_RECORDS]:
+        m = c.memory
+        q = m.quality
+        entry: dict[str, object] = {
+            "id": label(m.id),
+            "kind": m.kind,
+            "status": m.status,
+            "origin": label(m.scope),
+            "source": label(m.evidence.source_id if m.evidence else m.source_entry_id),
+            "updated": m.updated_at[:10],
+        }
+        if q.confirmed_at[:10] > m.updated_at[:10]:
+            entry["confirmed"] = q.confirmed_at[:10]
+        entry["evidence"] = f"{q.basis}/{q.method}"
+        entry["aging"] = q.aging
+        if m.accuracy is not None:
+            entry["assessment"] = m.accuracy.verdict
+        entry["text"] = excerpt(m.content, result.plan, 400)
+        line = js_json(entry) + "\n"
+        size = utf8_len(line)
+        fits = used + size <= DIGEST_MAX_BYTES
+        if fits:
+            used += size
+        out.append(DigestLine(m.id, line, fits))
+    return tuple(out)
+
+
 def recall_memories(
     memories: Iterable[Memory],
     prompt: str,
@@ -624,16 +673,21 @@ def recall_memories(
 
 
 __all__ = [
+    "DIGEST_HEADER_BYTES",
+    "DIGEST_MAX_BYTES",
     "INJECT_LIMIT",
     "LITERALS",
     "REASONS",
     "SEARCH_LIMIT",
     "STATUS_REASONS",
     "Candidate",
+    "DigestLine",
     "Plan",
     "Recall",
     "RecallIndex",
+    "digest",
     "excerpt",
+    "label",
     "recall_memories",
     "resolve_plan",
 ]

@@ -12,7 +12,15 @@ import pytest
 from store import Memory, MemoryLoad, MemoryStore, fixed_clock
 from store._js import fp, js_json
 from store.features import ICU_AVAILABLE, features, pasted_literals, query_features
-from store.recall import REASONS, Recall, RecallIndex, excerpt, resolve_plan
+from store.recall import (
+    DIGEST_HEADER_BYTES,
+    REASONS,
+    Recall,
+    RecallIndex,
+    digest,
+    excerpt,
+    resolve_plan,
+)
 from store.rows import parse_memory_row
 
 from conftest import FIXTURE_NOW, FIXTURES, copy_fixture
@@ -303,3 +311,21 @@ def test_explain_cap_keeps_pis_order(realistic_index: RecallIndex) -> None:
     assert capped.left_out_total == full.left_out_total
     assert [c.memory.id for c in capped.left_out] == [c.memory.id for c in full.left_out[:3]]
     assert capped.selected == full.selected or ids(capped) == ids(full)
+
+
+def test_digest_lines_follow_pis_format_and_byte_budget() -> None:
+    scope = "/home/me/" + "very-long-project-directory-name/" * 4
+    filler = " ".join(f"window{n}" for n in range(90))  # one 700-byte sentence
+    texts = [f"Zeppelin cluster {n} {filler}" for n in range(3)]
+    records = [mem(f"k{n}", text, scope=scope + str(n)) for n, text in enumerate(texts)]
+    result = RecallIndex(records).recall("zeppelin cluster", purpose="inject")
+    assert len(result.selected) == 3
+    lines = digest(result)
+    first = json.loads(lines[0].line)
+    assert list(first) == [
+        "id", "kind", "status", "origin", "source", "updated", "evidence", "aging", "text",
+    ]  # fmt: skip
+    assert first["origin"].endswith("…#" + fp(scope + first["id"][1]))  # clipped label
+    assert first["text"].startswith("Zeppelin cluster") and first["text"].endswith("…")
+    assert [d.included for d in lines] == [True, True, False]  # 2,048 bytes in all
+    assert DIGEST_HEADER_BYTES + sum(len(d.line.encode()) for d in lines[:2]) <= 2048

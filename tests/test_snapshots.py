@@ -86,6 +86,12 @@ def test_recall_preview_cart_totals(
     assert snap_compare(app, terminal_size=size, run_before=then(*keys))
 
 
+def test_recall_preview_digest_line(snap_compare: Any, tmp_path: Path) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    keys = ["i", *"loki retention", "enter"]
+    assert snap_compare(app, terminal_size=(160, 50), run_before=then(*keys))
+
+
 @SIZES
 def test_help(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))

@@ -33,11 +33,17 @@ SHORT_REASONS: dict[str, str] = {
 """Reason keys as a list cell says them; the explanation pane spells them out."""
 
 
-def recall_cells(c: Candidate, rank: int | None) -> dict[str, str]:
+def recall_cells(
+    c: Candidate, rank: int | None, over_budget: bool = False, chosen: str = "injected"
+) -> dict[str, str]:
     state = c.memory.state
+    if c.selected:
+        outcome = "over 2 KB" if over_budget else chosen
+    else:
+        outcome = SHORT_REASONS.get(c.reason or "", c.reason or "")
     return {
         "rank": str(rank) if rank is not None else "–",
-        "outcome": "injected" if c.selected else SHORT_REASONS.get(c.reason or "", c.reason or ""),
+        "outcome": outcome,
         "state": f"{STATE_GLYPHS[state]} {state}",
         "score": f"{c.score:.3f}",
         "factor": f"{c.factor:.3f}",
@@ -104,6 +110,10 @@ class RecallList(VirtualList[Candidate]):
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self.empty_text = "Type a prompt above to see what pi would inject for it."
+        self.over_budget: frozenset[str] = frozenset()
+        """Selected records whose digest line does not fit in 2,048 bytes."""
+        self.chosen = "injected"
+        """What a selected row says: injected (the preview) or listed (search)."""
 
     def row_key(self, row: Candidate) -> str:
         return row.memory.id
@@ -111,12 +121,12 @@ class RecallList(VirtualList[Candidate]):
     def cells(self, row: Candidate) -> dict[str, str]:
         # Selected records come first, in pi's order: their position is their rank.
         rank = next((i + 1 for i, r in enumerate(self.rows) if r is row), None)
-        return recall_cells(row, rank if row.selected else None)
+        return recall_cells(row, rank if row.selected else None, row.memory.id in self.over_budget)
 
     def cell_class(self, row: Candidate, column: str) -> str | None:
         if column == "outcome":
             if row.selected:
-                return "selected"
+                return "gated" if row.memory.id in self.over_budget else "selected"
             return "dormant" if row.reason in STATUS_REASONS else "gated"
         if column == "state":
             return row.memory.state

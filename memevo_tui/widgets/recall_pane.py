@@ -6,6 +6,7 @@ records) when the pane asks with ``PromptChanged``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -16,8 +17,18 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from store._js import utf8_len
 from store.features import ICU_AVAILABLE
-from store.recall import REASONS, STATUS_REASONS, Candidate, Purpose, Recall
+from store.recall import (
+    DIGEST_HEADER_BYTES,
+    DIGEST_MAX_BYTES,
+    REASONS,
+    STATUS_REASONS,
+    Candidate,
+    DigestLine,
+    Purpose,
+    Recall,
+)
 
 from ..glyphs import STATE_MEANINGS, badge
 from ..text import one_line, visible
@@ -47,7 +58,7 @@ HINTS: dict[str, str] = {
 PLACES = {"body": "text", "alias": "search term", "mention": "quoted question", "origin": "origin"}
 
 
-def explain(result: Recall | None, c: Candidate | None) -> Text:
+def explain(result: Recall | None, c: Candidate | None, lines: Sequence[DigestLine] = ()) -> Text:
     """The explanation for one candidate. Store text is plain text, never markup."""
     out = Text()
     if result is None or c is None:
@@ -57,7 +68,20 @@ def explain(result: Recall | None, c: Candidate | None) -> Text:
     q = m.quality
     if c.selected:
         rank = 1 + next(i for i, s in enumerate(result.selected) if s is c)
-        out.append(f"#{rank} would be injected", style="bold")
+        line = next((d for d in lines if d.memory_id == m.id), None)
+        if result.purpose == "search":
+            out.append(f"#{rank} in /memory search", style="bold")
+        elif line is not None and not line.included:
+            out.append(f"#{rank} selected, but not injected", style="bold")
+            out.append(
+                f"\nIts digest line ({utf8_len(line.line):,} bytes) would push the digest past "
+                f"{DIGEST_MAX_BYTES:,} bytes, so pi skips it."
+            )
+        else:
+            out.append(f"#{rank} would be injected", style="bold")
+        if line is not None:
+            out.append(f"\ndigest line ({utf8_len(line.line):,} bytes):\n", style="bold")
+            out.append(visible(line.line.rstrip("\n")))
     else:
         reason = c.reason or ""
         out.append(f"Left out: {reason}", style="bold")
@@ -97,7 +121,9 @@ def explain(result: Recall | None, c: Candidate | None) -> Text:
     return out
 
 
-def summary(result: Recall | None, purpose: Purpose, pending: bool) -> Text:
+def summary(
+    result: Recall | None, purpose: Purpose, pending: bool, lines: Sequence[DigestLine] = ()
+) -> Text:
     out = Text()
     out.append(f"{'inject' if purpose == 'inject' else 'search'}: ", style="bold")
     out.append(PURPOSES[purpose])
@@ -112,6 +138,10 @@ def summary(result: Recall | None, purpose: Purpose, pending: bool) -> Text:
         f"\n{len(result.selected)} selected of {result.limit} · {result.left_out_total} left out"
         f" · {result.eligible} eligible, {result.excluded} excluded by status"
     )
+    if lines:
+        used = DIGEST_HEADER_BYTES + sum(utf8_len(d.line) for d in lines if d.included)
+        injected = sum(1 for d in lines if d.included)
+        out.append(f" · digest {injected} line(s), {used:,} of {DIGEST_MAX_BYTES:,} bytes")
     if not ICU_AVAILABLE:
         out.append("\nPyICU is not installed: words are split differently from pi", "bold")
     return out
@@ -149,6 +179,7 @@ class RecallPane(Vertical):
         super().__init__(id=id)
         self.purpose: Purpose = "inject"
         self.result: Recall | None = None
+        self.digest: Sequence[DigestLine] = ()
         self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -188,28 +219,37 @@ class RecallPane(Vertical):
         self.notify(f"Recall preview: {PURPOSES[self.purpose]}")
         self.ask()
 
-    def show(self, result: Recall) -> list[str]:
+    def show(self, result: Recall, lines: Sequence[DigestLine] = ()) -> list[str]:
         """Display a result; returns a line per record whose outcome changed since the last."""
         if result.prompt != self.prompt or result.purpose != self.purpose:
             return []  # an older answer arrived after a newer question
         previous = self.result
         self.result = result
+        self.digest = lines
         rows = [*result.selected, *result.left_out]
         recall_list = self.query_one(RecallList)
+        recall_list.over_budget = frozenset(d.memory_id for d in lines if not d.included)
+        recall_list.chosen = "injected" if result.purpose == "inject" else "listed"
         recall_list.empty_text = (
             "Type a prompt above to see what pi would inject for it."
             if not result.prompt.strip()
             else "No record shares a word with this prompt."
         )
         recall_list.set_rows(rows)
-        self.query_one("#recall-summary", Static).update(summary(result, self.purpose, False))
-        self.query_one("#recall-explain", Static).update(explain(result, recall_list.highlighted))
+        self.query_one("#recall-summary", Static).update(
+            summary(result, self.purpose, False, lines)
+        )
+        self.query_one("#recall-explain", Static).update(
+            explain(result, recall_list.highlighted, lines)
+        )
         if previous is None or previous.prompt != result.prompt:
             return []
         return _changes(previous, result)
 
     def on_recall_list_highlighted(self, message: RecallList.Highlighted) -> None:
-        self.query_one("#recall-explain", Static).update(explain(self.result, message.row))
+        self.query_one("#recall-explain", Static).update(
+            explain(self.result, message.row, self.digest)
+        )
 
 
 def _outcome(c: Candidate) -> str:
