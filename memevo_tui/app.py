@@ -544,6 +544,10 @@ class MemevoApp(App[None]):
 
     def action_show_tab(self, tab: str) -> None:
         tabs = self.query_one("#tabs", TabbedContent)
+        search = self.query_one("#search-input", Input).value
+        if tab == "recall" and tabs.active == "search" and search.strip():
+            # From a search, the preview explains that search.
+            self.query_one(RecallPane).explain_search(search)
         tabs.active = tab
         target = {
             "memories": "#memory-list",
@@ -712,6 +716,7 @@ class MemevoApp(App[None]):
         index = await asyncio.to_thread(RecallIndex, memories)
         if generation == self._rows_generation:
             self._recall_index = (generation, index)
+        gc.freeze()  # long-lived, like the records: keep full collections short
         return index
 
     async def _recall(self, prompt: str, purpose: Purpose) -> Recall:

@@ -97,6 +97,51 @@ CONCEPTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 _CONCEPT_BY_NAME = dict(CONCEPTS)
 
+# Substrings (of the lower-cased text) without which a concept cannot match: a quick
+# test before running its pattern. Every alternative of a pattern contains one.
+_ANCHORS: dict[str, tuple[str, ...]] = {
+    "memory": ("记忆", "memor"),
+    "session": ("会话", "session"),
+    "project": ("项目", "project"),
+    "directory": ("目录", "文件夹", "director", "folder", "cwd"),
+    "cross-context": (
+        "跨会话", "跨项目", "跨目录", "限定", "限制", "不限", "across", "regardless",
+        "restrict", "limit", "cross-",
+    ),
+    "recall": ("召回", "检索", "recall", "retriev", "search"),
+    "injection": ("注入", "inject"),
+    "preference": ("偏好", "prefer"),
+    "model": ("模型", "model"),
+    "auth": ("认证", "鉴权", "auth"),
+    "reuse": ("复用", "重用", "reus"),
+    "database": ("数据库", "database"),
+    "port": ("端口", "port"),
+    "network": ("网络", "network"),
+    "bluetooth": ("蓝牙", "bluetooth"),
+    "audio": ("音响", "音频", "audio", "speaker"),
+    "review": ("审查", "审阅", "review"),
+    "commit": ("提交", "commit"),
+    "push": ("推送", "push"),
+    "progress": ("进度", "进展", "progress"),
+    "pending": ("尚未", "仍在", "待完成", "未完成", "pending", "not yet", "in progress"),
+    "done": ("已完成", "完成了", "completed", "finished", "done"),
+    "test": ("测试", "test"),
+    "verification": ("验证", "校验", "verif", "validat"),
+    "timeout": ("超时", "time"),
+    "version": ("版本", "version"),
+    "price": ("价格", "价钱", "pric", "cost"),
+    "status": ("状态", "status"),
+    "path": ("路径", "path"),
+    "output": ("输出", "output"),
+    "input": ("输入", "input"),
+    "installation": ("安装", "install"),
+    "connection": ("连接", "connect"),
+    "performance": ("性能", "performance"),
+}  # fmt: skip
+_GUARDED: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = tuple(
+    (name, pattern, _ANCHORS[name[8:]]) for name, pattern in CONCEPTS
+)
+
 STOP_WORDS = frozenset(
     "的 了 是 在 有 没有 现在 目前 当前 这个 那个 这些 那些 什么 哪些 哪个 为什么 "
     "怎样 如何 怎么 是否 可以 需要 问题 看看 一下 我们 你们 然后 但是 以及 关于 "
@@ -183,7 +228,10 @@ def _cached_features(text: str, include_single: bool) -> tuple[str, ...]:
 
     prose = LITERALS.sub(literal, prose)
     masked: list[str] | None = None
-    for name, pattern in CONCEPTS:
+    lowered = prose.lower()
+    for name, pattern, anchors in _GUARDED:
+        if not any(anchor in lowered for anchor in anchors):
+            continue
         for match in pattern.finditer(prose):
             result[name] = None
             if masked is None:

@@ -159,6 +159,8 @@ class _Doc:
     updated_ms: float
     norm: float  # length normalisation, from the size of ``body``
     id_key: bytes | str
+    factor: float  # the quality factor (§3)
+    pinned: bool
 
 
 def _origin(scope: str) -> frozenset[str]:
@@ -186,6 +188,8 @@ def _make_doc(m: Memory) -> _Doc:
         updated_ms=parse_ms(m.updated_at) or 0.0,
         norm=0.8 + 0.2 * min(1.0, 12 / max(1, len(body))),
         id_key=_id_key(m.id),
+        factor=m.quality.factor,
+        pinned=m.pinned,
     )
 
 
@@ -203,10 +207,15 @@ class Candidate:
     matches: tuple[str, ...]
     reason: str | None
     """None when selected; otherwise a key of ``REASONS``."""
-    where: tuple[tuple[str, str], ...] = ()
-    """For each matched word: body, alias, mention or origin."""
     would_fail: str | None = None
     """For a record excluded by its status: the gate it would fail otherwise (None: none)."""
+    doc: _Doc | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def where(self) -> tuple[tuple[str, str], ...]:
+        """For each matched word: body, alias, mention or origin."""
+        d = self.doc
+        return () if d is None else tuple((w, _place(d, w)) for w in self.matches)
 
     @property
     def selected(self) -> bool:
@@ -364,8 +373,8 @@ class RecallIndex:
         score = [0.0] * n
         covered = [0.0] * n
         focus = [0] * n
-        evidence = [0] * n
-        topic = [0] * n
+        evidence: set[int] = set()  # matched a query word outside a quoted question
+        topic: set[int] = set()  # matched a query word that names a topic
         matches: list[list[str] | None] = [None] * n
         touched: list[int] = []
         for word, m, a, o in fields:
@@ -375,15 +384,10 @@ class RecallIndex:
             a_only = a - b
             m_only = m - b - a
             o_only = o - b - a - m
-            named = word.startswith("literal:") or (
-                word.startswith("concept:") and frequency[word] <= rare_limit
-            )
-            alias_names = frequency[word] <= rare_limit and bool(a)
             for members, f in ((b, 1.0), (a_only, 0.8), (m_only, 0.25), (o_only, 0.2)):
                 if not members:
                     continue
                 add = weight * f * (1.0 if in_query else 0.35)
-                plain_evidence = f != 0.25
                 for i in members:
                     score[i] += add
                     found = matches[i]
@@ -392,13 +396,19 @@ class RecallIndex:
                         touched.append(i)
                     else:
                         found.append(word)
-                    if in_query:
-                        covered[i] += weight
-                        focus[i] += 1
-                        if plain_evidence or i in o:
-                            evidence[i] += 1
-                        if named or (alias_names and i in a):
-                            topic[i] += 1
+                if not in_query:
+                    continue
+                for i in members:
+                    covered[i] += weight
+                    focus[i] += 1
+                evidence.update(members if f != 0.25 else members & o)
+            if in_query:
+                if word.startswith("literal:") or (
+                    word.startswith("concept:") and frequency[word] <= rare_limit
+                ):
+                    topic.update(b, a, m, o)
+                elif frequency[word] <= rare_limit and a:
+                    topic.update(a)
 
         pasted = pasted_literals(plan.query) | pasted_literals(plan.context or "")
         mandatory = [w for w in words if w.startswith("literal:") and w not in pasted]
@@ -436,7 +446,7 @@ class RecallIndex:
                 reason = "resource-mismatch"
             elif not fm:
                 reason = "no-focus-match"
-            elif not evidence[i]:
+            elif i not in evidence:
                 reason = "question-only"
             elif focused_direct and (
                 any(
@@ -453,7 +463,7 @@ class RecallIndex:
                 and sum(weights[w] for w in subjects if w in found) / subject_weight < 0.6
             ):
                 reason = "context-mismatch"
-            elif covered[i] / total < MIN_FOCUS_COVERAGE and not topic[i]:
+            elif covered[i] / total < MIN_FOCUS_COVERAGE and i not in topic:
                 reason = "incidental-overlap"
             elif (many_words and fm < 2) or (fm == 1 and unknown_question_word):
                 reason = "thin-match"
@@ -469,7 +479,7 @@ class RecallIndex:
 
         def order(i: int) -> tuple[float, int, float, bytes | str]:
             d = docs[i]
-            return (-final[i] * d.memory.quality.factor, 0 if d.memory.pinned else 1,
+            return (-final[i] * d.factor, 0 if d.pinned else 1,
                     -d.updated_ms, d.id_key)  # fmt: skip
 
         def candidate(i: int, reason: str | None, would_fail: str | None = None) -> Candidate:
@@ -478,11 +488,11 @@ class RecallIndex:
             return Candidate(
                 memory=d.memory,
                 score=final[i],
-                rank_score=final[i] * d.memory.quality.factor,
+                rank_score=final[i] * d.factor,
                 coverage=covered[i] / total,
                 matches=tuple(found),
                 reason=reason,
-                where=tuple((w, _place(d, w)) for w in found),
+                doc=d,
                 would_fail=would_fail,
             )
 
@@ -502,7 +512,7 @@ class RecallIndex:
         else:
             # The best ``room`` by rank score first (a cheap key), ties at the edge kept,
             # then pi's full order over that short list.
-            rank = {i: final[i] * docs[i].memory.quality.factor for i in others}
+            rank = {i: final[i] * docs[i].factor for i in others}
             best_few = heapq.nlargest(room, others, key=rank.__getitem__)
             edge = rank[best_few[-1]]
             kept = set(best_few)

@@ -43,11 +43,26 @@ def _indent(line: str) -> int:
     return len(m.group(0)) if m else 0
 
 
+# Substrings (after casefold) without which the credential or secret patterns cannot
+# match anywhere in a text: most texts contain none, and skip the line-by-line pass.
+_CRED_ANCHORS = (
+    "key", "token", "password", "passwd", "secret", "credential", "authorization",
+    "密码", "口令", "密钥",
+)  # fmt: skip
+_SECRET_ANCHORS = ("bearer", "gho_", "ghp_", "ghs_", "ghu_", "github_pat_", "sk-", "://", "--")
+
+
 def redact(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _CONTROL.sub("", text)
-    text = _PEM.sub("[REDACTED PRIVATE KEY]", text)
-    text = _CRED_QUOTED.sub("[REDACTED sensitive value]", text)
+    if "-----BEGIN " in text:
+        text = _PEM.sub("[REDACTED PRIVATE KEY]", text)
+    folded = text.casefold()
+    credentials = any(anchor in folded for anchor in _CRED_ANCHORS)
+    if not credentials and not any(anchor in folded for anchor in _SECRET_ANCHORS):
+        return text
+    if credentials:
+        text = _CRED_QUOTED.sub("[REDACTED sensitive value]", text)
     out: list[str] = []
     hidden_indent: int | None = None
     drop_next = False

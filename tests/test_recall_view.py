@@ -101,3 +101,19 @@ async def test_preview_on_the_hostile_store_stays_plain_text(hostile: Path) -> N
             line = app.query_one(RecallList).cells(row)["content"]
             assert "\x1b" not in line
         assert "\x1b" not in text_of(app, "#recall-explain")
+
+
+async def test_from_search_the_preview_explains_that_search(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("s", *"kyverno", "enter")
+        await settle(pilot)
+        results = app.query_one("#search-results", MemoryList)
+        assert [r.id for r in results.rows] == [*INJECTED, *DORMANT]
+        await pilot.press("i")
+        await pilot.pause(0.2)
+        await settle(pilot)
+        pane = app.query_one(RecallPane)
+        assert pane.purpose == "search" and pane.prompt == "kyverno"
+        assert [i for i, reason in shown(app) if reason is None] == [*INJECTED, *DORMANT]

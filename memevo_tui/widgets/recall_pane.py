@@ -214,6 +214,15 @@ class RecallPane(Vertical):
         self.query_one("#recall-summary", Static).update(summary(None, self.purpose, True))
         self.post_message(self.PromptChanged(self, self.prompt, self.purpose))
 
+    def explain_search(self, query: str) -> None:
+        """Show why ``/memory search`` returns what it does for ``query``."""
+        self.purpose = "search"
+        box = self.query_one("#recall-input", Input)
+        if box.value == query:
+            self.ask()
+        else:
+            box.value = query  # the change asks, after the debounce
+
     def action_toggle_purpose(self) -> None:
         self.purpose = "search" if self.purpose == "inject" else "inject"
         self.notify(f"Recall preview: {PURPOSES[self.purpose]}")
