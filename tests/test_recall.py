@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from store import Memory, MemoryLoad, MemoryStore, fixed_clock
-from store._js import fp, js_json
+from store._js import fp, js_json, parse_ms
 from store.features import ICU_AVAILABLE, features, pasted_literals, query_features
 from store.recall import (
     DIGEST_HEADER_BYTES,
@@ -329,3 +330,48 @@ def test_digest_lines_follow_pis_format_and_byte_budget() -> None:
     assert first["text"].startswith("Zeppelin cluster") and first["text"].endswith("…")
     assert [d.included for d in lines] == [True, True, False]  # 2,048 bytes in all
     assert DIGEST_HEADER_BYTES + sum(len(d.line.encode()) for d in lines[:2]) <= 2048
+
+
+async def test_learning_candidates_use_recall_features(
+    realistic: Path, fixture_clock: Callable[[], float]
+) -> None:
+    """§5.3: a record qualifies when 40% of its features occur in the source's features."""
+    from store.features import document_features
+    from store.learning import Learning
+
+    source_id = "compact:37bdb62e-2230-432c-a615-9683203855a7:c7201be0"
+    store = await MemoryStore.open(realistic, clock=fixture_clock)
+    try:
+        source = json.loads(
+            (await store.query("SELECT data FROM sources WHERE id=?", (source_id,)))[0][0]
+        )
+        run = await Learning(store).begin(source_id, model="test/model")
+        load = await store.load_memories()
+    finally:
+        await store.close()
+    assert run is not None
+    vocab = document_features(source["content"])
+
+    def share(words: frozenset[str]) -> float:
+        return len(words & vocab) / len(words) if words else 0.0
+
+    created = parse_ms(source["createdAt"]) or 0.0
+    scoped = sorted(
+        (m for m in load.memories if m.scope == source["scope"] and m.active),
+        key=lambda m: -(parse_ms(m.updated_at) or 0.0),
+    )
+    expected = [
+        m.id
+        for m in scoped
+        if max(
+            share(document_features(m.content)),
+            share(document_features(" ".join(m.search_terms))),
+        )
+        >= 0.4
+        and not m.pinned
+        and (parse_ms(m.updated_at) or 0.0) <= created
+    ][:32]
+    got = [c["id"] for c in run.candidates]
+    assert sorted(got) == sorted(expected) and len(expected) >= 2
+    stamps = [parse_ms(c["updatedAt"]) or 0.0 for c in run.candidates]
+    assert stamps == sorted(stamps, reverse=True)  # recency order (ties as stored)
