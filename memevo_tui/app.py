@@ -270,8 +270,9 @@ class MemevoApp(App[None]):
         self._haystacks: dict[str, str] = {}
         self._filter_timer: Timer | None = None
         self._search_timer: Timer | None = None
-        self._rows_generation = 0
-        self._recall_index: tuple[int, RecallIndex] | None = None
+        self._full_loads = 0  # how many times all_rows was replaced wholesale
+        self._changed_rows: dict[str, Row] = {}  # rows changed in place since the index
+        self._recall_state: tuple[RecallIndex, int] | None = None
         self._detail_timers: dict[str, Timer] = {}
         self._history_stale = True
         self.conflict_mark: Memory | None = None
@@ -381,7 +382,8 @@ class MemevoApp(App[None]):
         if not self.ready:
             return
         self.all_rows = [*message.load.corrupt, *message.load.memories]
-        self._rows_generation += 1
+        self._full_loads += 1
+        self._changed_rows.clear()
         self._haystacks.clear()
         memory_list = self.query_one("#memory-list", MemoryList)
         memory_list.empty_text = "No memory matches the filter."
@@ -706,16 +708,32 @@ class MemevoApp(App[None]):
     # ------------------------------------------------------------------ search
 
     async def _index(self) -> RecallIndex | None:
-        """The recall index of the loaded records, rebuilt off the UI thread after changes."""
+        """The recall index of the loaded records, kept current off the UI thread.
+
+        Rows changed in place since the last build are applied to it (cheap);
+        after a wholesale reload, or when a row turned corrupt, it is rebuilt.
+        """
         if self.loaded is None:
             return None
-        generation = self._rows_generation
-        if self._recall_index is not None and self._recall_index[0] == generation:
-            return self._recall_index[1]
-        memories = [r for r in self.all_rows if isinstance(r, Memory)]
-        index = await asyncio.to_thread(RecallIndex, memories)
-        if generation == self._rows_generation:
-            self._recall_index = (generation, index)
+        pending = dict(self._changed_rows)
+        state = self._recall_state
+        full_loads = self._full_loads
+        if state is not None and state[1] == full_loads and not pending:
+            return state[0]
+        if (
+            state is None
+            or state[1] != full_loads
+            or any(isinstance(r, CorruptRow) for r in pending.values())
+        ):
+            memories = [r for r in self.all_rows if isinstance(r, Memory)]
+            index = await asyncio.to_thread(RecallIndex, memories)
+        else:
+            rows = [r for r in pending.values() if isinstance(r, Memory)]
+            index = await asyncio.to_thread(state[0].updated, rows)
+        for memory_id, row in pending.items():
+            if self._changed_rows.get(memory_id) is row:
+                del self._changed_rows[memory_id]
+        self._recall_state = (index, full_loads)
         gc.freeze()  # long-lived, like the records: keep full collections short
         return index
 
@@ -846,7 +864,8 @@ class MemevoApp(App[None]):
         changed = {r.id for r in message.rows}
         if message.full is not None:
             self.all_rows = [*message.full.corrupt, *message.full.memories]
-            self._rows_generation += 1
+            self._full_loads += 1
+            self._changed_rows.clear()
             self._haystacks.clear()
             self.apply_view()
         else:
@@ -1147,7 +1166,7 @@ class MemevoApp(App[None]):
         """Put changed records in place: the list keeps its order and its cursor."""
         changed = {r.id: r for r in rows}
         self.all_rows = [changed.pop(r.id, r) for r in self.all_rows] + list(changed.values())
-        self._rows_generation += 1
+        self._changed_rows.update((r.id, r) for r in rows)
         for memory_id in (r.id for r in rows):
             self._haystacks.pop(memory_id, None)
         memory_list = self.query_one("#memory-list", MemoryList)

@@ -259,6 +259,7 @@ class Recall:
 
 IntSet = set[int] | frozenset[int]
 _EMPTY: frozenset[int] = frozenset()
+_NONE: frozenset[str] = frozenset()
 
 
 class RecallIndex:
@@ -293,6 +294,7 @@ class RecallIndex:
         self._origin = origin
         self._body_q = body_q
         self._quoted = frozenset(quoted)
+        self._by_id = {d.memory.id: i for i, d in enumerate(docs)}
         self._eligible_search = frozenset(i for i, d in enumerate(docs) if d.excluded is None)
         self._eligible_inject = frozenset(i for i in self._eligible_search if not docs[i].dormant)
 
@@ -300,10 +302,65 @@ class RecallIndex:
         return len(self._docs)
 
     def updated(self, rows: Iterable[Memory]) -> RecallIndex:
-        """A new index with these records added or replaced (this one is left as it is)."""
-        changed = {m.id: m for m in rows}
-        memories = [changed.pop(d.memory.id, d.memory) for d in self._docs]
-        return RecallIndex([*memories, *changed.values()])
+        """A new index with these records added or replaced; this one is left as it is.
+
+        Only the postings of the changed records' words are copied, so a change
+        costs about what the changed records cost, not what the store costs.
+        """
+        new = object.__new__(RecallIndex)
+        docs = list(self._docs)
+        by_id = dict(self._by_id)
+        tables = [dict(self._mention), dict(self._alias), dict(self._origin), dict(self._body_q)]
+        fresh: list[set[str]] = [set(), set(), set(), set()]  # words whose set is a copy
+        quoted = set(self._quoted)
+        eligible_search = set(self._eligible_search)
+        eligible_inject = set(self._eligible_inject)
+
+        def fields(d: _Doc) -> list[frozenset[str]]:
+            return [d.mentions, d.aliases, d.origin, d.body if d.body is not d.mentions else _NONE]
+
+        def edit(n: int, word: str) -> set[int]:
+            table = tables[n]
+            if word not in fresh[n]:
+                table[word] = set(table.get(word, ()))
+                fresh[n].add(word)
+            return table[word]
+
+        for m in rows:
+            d = _make_doc(m)
+            i = by_id.get(m.id)
+            if i is None:
+                i = len(docs)
+                docs.append(d)
+                by_id[m.id] = i
+            else:
+                for n, words in enumerate(fields(docs[i])):
+                    for word in words:
+                        bucket = edit(n, word)
+                        bucket.discard(i)
+                        if not bucket:
+                            del tables[n][word]
+                            fresh[n].discard(word)
+                docs[i] = d
+            for n, words in enumerate(fields(d)):
+                for word in words:
+                    edit(n, word).add(i)
+            quoted.discard(i)
+            if d.body is not d.mentions:
+                quoted.add(i)
+            eligible_search.discard(i)
+            eligible_inject.discard(i)
+            if d.excluded is None:
+                eligible_search.add(i)
+                if not d.dormant:
+                    eligible_inject.add(i)
+        new._docs = docs
+        new._by_id = by_id
+        new._mention, new._alias, new._origin, new._body_q = tables
+        new._quoted = frozenset(quoted)
+        new._eligible_search = frozenset(eligible_search)
+        new._eligible_inject = frozenset(eligible_inject)
+        return new
 
     def _body(self, word: str, mention: IntSet) -> IntSet:
         if not self._quoted:

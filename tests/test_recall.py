@@ -16,6 +16,7 @@ from store.features import ICU_AVAILABLE, features, pasted_literals, query_featu
 from store.recall import (
     DIGEST_HEADER_BYTES,
     REASONS,
+    Purpose,
     Recall,
     RecallIndex,
     digest,
@@ -27,6 +28,7 @@ from store.rows import parse_memory_row
 from conftest import FIXTURE_NOW, FIXTURES, copy_fixture
 
 NOW_MS = fixed_clock(FIXTURE_NOW)()
+PURPOSES: tuple[Purpose, ...] = ("search", "inject")
 CASES = json.loads((FIXTURES / "recall-cases.json").read_text(encoding="utf-8"))
 
 
@@ -375,3 +377,43 @@ async def test_learning_candidates_use_recall_features(
     assert sorted(got) == sorted(expected) and len(expected) >= 2
     stamps = [parse_ms(c["updatedAt"]) or 0.0 for c in run.candidates]
     assert stamps == sorted(stamps, reverse=True)  # recency order (ties as stored)
+
+
+def test_an_updated_index_answers_as_one_built_from_scratch(
+    realistic_index: RecallIndex,
+) -> None:
+    memories = [
+        c.memory for c in realistic_index.recall("cart api loki kyverno", explain=None).left_out
+    ]
+    assert len(memories) >= 8
+    changed = []
+    for n, m in enumerate(memories[:8]):
+        data = dict(m.data)
+        if n % 3 == 0:
+            data["content"] = m.content + " Kyverno guards it."
+        elif n % 3 == 1:
+            data["status"] = "forgotten"
+        else:
+            data["layer"] = "pinned"
+        row = parse_memory_row(m.id, m.scope, fp(data["content"]), js_json(data), NOW_MS)
+        assert isinstance(row, Memory)
+        changed.append(row)
+    changed.append(mem("new1", "Kyverno audits the cart API nightly.", scope=memories[0].scope))
+    incremental = realistic_index.updated(changed)
+    everything = {m.id: m for m in _all(realistic_index)}
+    everything.update({m.id: m for m in changed})
+    rebuilt = RecallIndex(everything.values())
+    for query in ("kyverno", "cart api", "loki retention", "guards", "cart totals", "nightly"):
+        for purpose in PURPOSES:
+            a = incremental.recall(query, purpose=purpose, explain=None)
+            b = rebuilt.recall(query, purpose=purpose, explain=None)
+            assert [(c.memory.id, c.reason, c.score) for c in (*a.selected, *a.left_out)] == [
+                (c.memory.id, c.reason, c.score) for c in (*b.selected, *b.left_out)
+            ]
+            assert (a.eligible, a.excluded) == (b.eligible, b.excluded)
+    # the original index is untouched
+    assert ids(realistic_index.recall("kyverno", purpose="inject")) == CASES["cases"][9]["recall"]
+
+
+def _all(index: RecallIndex) -> list[Memory]:
+    return [d.memory for d in index._docs]
