@@ -737,12 +737,14 @@ class MemevoApp(App[None]):
         gc.freeze()  # long-lived, like the records: keep full collections short
         return index
 
-    async def _recall(self, prompt: str, purpose: Purpose) -> Recall:
+    async def _recall(self, prompt: str, purpose: Purpose, turns: Sequence[str] = ()) -> Recall:
         index = await self._index()
         if index is None:  # still loading: ask the store directly
             store = await self._open()
-            return await store.recall(prompt, purpose=purpose)
-        return await asyncio.to_thread(index.recall, prompt, purpose=purpose)
+            return await store.recall(prompt, purpose=purpose, recent_user_turns=turns)
+        return await asyncio.to_thread(
+            index.recall, prompt, purpose=purpose, recent_user_turns=turns
+        )
 
     @work(exclusive=True, group="search", exit_on_error=False)
     async def run_search(self, query: str, rerun: bool = False) -> None:
@@ -754,9 +756,11 @@ class MemevoApp(App[None]):
         self.post_message(RecallComputed(result, "search", rerun=rerun))
 
     @work(exclusive=True, group="recall", exit_on_error=False)
-    async def run_recall(self, prompt: str, purpose: Purpose, rerun: bool = False) -> None:
+    async def run_recall(
+        self, prompt: str, purpose: Purpose, turns: Sequence[str] = (), rerun: bool = False
+    ) -> None:
         try:
-            result = await self._recall(prompt, purpose)
+            result = await self._recall(prompt, purpose, turns)
             lines = await asyncio.to_thread(digest, result) if purpose == "inject" else ()
         except StoreError as exc:
             self.post_message(StoreFailed(str(exc)))
@@ -781,7 +785,7 @@ class MemevoApp(App[None]):
             self.notify("\n".join(changes[:4]), title="Recall preview changed", timeout=8)
 
     def on_recall_pane_prompt_changed(self, message: RecallPane.PromptChanged) -> None:
-        self.run_recall(message.prompt, message.purpose)
+        self.run_recall(message.prompt, message.purpose, message.turns)
 
     def rerun_queries(self) -> None:
         """Re-run the search and the recall preview after the records changed."""
@@ -790,7 +794,8 @@ class MemevoApp(App[None]):
             self.run_search(search, rerun=True)
         pane = self.query_one(RecallPane)
         if pane.prompt.strip():
-            self.run_recall(pane.prompt, pane.purpose, rerun=True)
+            turns = tuple(pane.turns) if pane.purpose == "inject" else ()
+            self.run_recall(pane.prompt, pane.purpose, turns, rerun=True)
 
     def on_recall_list_goto_requested(self, message: RecallList.GotoRequested) -> None:
         """Show the record in the memory list, clearing what hides it."""

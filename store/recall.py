@@ -234,6 +234,8 @@ class Recall:
     purpose: Purpose
     limit: int
     plan: Plan
+    turns: tuple[str, ...]
+    """The earlier user turns the plan was resolved with (oldest first)."""
     query: tuple[str, ...]
     context: tuple[str, ...]
     weights: dict[str, float] = field(repr=False)
@@ -396,6 +398,7 @@ class RecallIndex:
             purpose=purpose,
             limit=limit,
             plan=plan,
+            turns=tuple(recent_user_turns),
             query=tuple(query),
             context=tuple(context),
             weights={},

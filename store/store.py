@@ -363,11 +363,18 @@ class MemoryStore:
         return (await self.recall(query, purpose="search", limit=limit)).memories
 
     async def recall(
-        self, prompt: str, *, purpose: Purpose = "search", limit: int | None = None
+        self,
+        prompt: str,
+        *,
+        purpose: Purpose = "search",
+        limit: int | None = None,
+        recent_user_turns: Sequence[str] = (),
     ) -> Recall:
         """The whole recall pipeline over the current records, every decision kept (§6)."""
         load = await self.load_memories()
-        return RecallIndex(load.memories).recall(prompt, purpose=purpose, limit=limit)
+        return RecallIndex(load.memories).recall(
+            prompt, purpose=purpose, limit=limit, recent_user_turns=recent_user_turns
+        )
 
     async def memory(self, memory_id: str) -> Memory:
         async with self._reading() as db:

@@ -117,3 +117,30 @@ async def test_from_search_the_preview_explains_that_search(realistic: Path) -> 
         pane = app.query_one(RecallPane)
         assert pane.purpose == "search" and pane.prompt == "kyverno"
         assert [i for i, reason in shown(app) if reason is None] == [*INJECTED, *DORMANT]
+
+
+async def test_earlier_turns_make_a_follow_up(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("i", *"what about its port?")
+        await pilot.pause(0.2)
+        await settle(pilot)
+        alone = [i for i, reason in shown(app) if reason is None]
+        assert len(alone) == 3  # any port record will do without a subject
+
+        await pilot.press("ctrl+a", "ctrl+k", *"dev postgres", "ctrl+n", *"what about its port?")
+        await pilot.pause(0.2)
+        await settle(pilot)
+        pane = app.query_one(RecallPane)
+        assert pane.turns == ["dev postgres"]
+        assert pane.result is not None and pane.result.plan.mode == "followup"
+        summary = text_of(app, "#recall-summary")
+        assert "earlier turns (1" in summary and "context: dev, postgres" in summary
+        assert [i for i, reason in shown(app) if reason is None] == []
+        assert {reason for i, reason in shown(app) if i in alone} == {"context-mismatch"}
+
+        await pilot.press("ctrl+l")
+        await pilot.pause(0.2)
+        await settle(pilot)
+        assert pane.turns == [] and [i for i, r in shown(app) if r is None] == alone

@@ -130,6 +130,9 @@ def summary(
     if result is None:
         out.append("  ·  ctrl+t switches" if not pending else "  ·  computing…")
         return out
+    if result.turns:
+        shown = " ⏵ ".join(one_line(t, 40) for t in result.turns)
+        out.append(f"\nearlier turns ({len(result.turns)}, ctrl+l clears): {shown}")
     words = ", ".join(visible(w) for w in result.query) or "none"
     out.append(f"\nplan {result.plan.mode} · words: {words}")
     if result.context:
@@ -158,18 +161,39 @@ class RecallPane(Vertical):
             id="recall.purpose",
             tooltip="Preview automatic injection or /memory search",
         ),
+        Binding(
+            "ctrl+n",
+            "next_turn",
+            "Next turn",
+            id="recall.next_turn",
+            tooltip="Keep this prompt as an earlier user turn and type the next (as pi does)",
+        ),
+        Binding(
+            "ctrl+l",
+            "clear_turns",
+            "Clear turns",
+            id="recall.clear_turns",
+            show=False,
+            tooltip="Forget the earlier turns: the prompt stands alone",
+        ),
     ]
+
+    MAX_TURNS = 6
+    """pi folds in the last six user turns."""
 
     DEBOUNCE = 0.12
 
     class PromptChanged(Message):
         """The prompt or the purpose changed: the app should evaluate it."""
 
-        def __init__(self, pane: RecallPane, prompt: str, purpose: Purpose) -> None:
+        def __init__(
+            self, pane: RecallPane, prompt: str, purpose: Purpose, turns: tuple[str, ...]
+        ) -> None:
             super().__init__()
             self.pane = pane
             self.prompt = prompt
             self.purpose = purpose
+            self.turns = turns
 
         @property
         def control(self) -> RecallPane:
@@ -180,6 +204,8 @@ class RecallPane(Vertical):
         self.purpose: Purpose = "inject"
         self.result: Recall | None = None
         self.digest: Sequence[DigestLine] = ()
+        self.turns: list[str] = []
+        """Earlier user turns, oldest first (injection only: search has no history)."""
         self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -212,7 +238,8 @@ class RecallPane(Vertical):
             self._timer.stop()
             self._timer = None
         self.query_one("#recall-summary", Static).update(summary(None, self.purpose, True))
-        self.post_message(self.PromptChanged(self, self.prompt, self.purpose))
+        turns = tuple(self.turns) if self.purpose == "inject" else ()
+        self.post_message(self.PromptChanged(self, self.prompt, self.purpose, turns))
 
     def explain_search(self, query: str) -> None:
         """Show why ``/memory search`` returns what it does for ``query``."""
@@ -223,6 +250,21 @@ class RecallPane(Vertical):
         else:
             box.value = query  # the change asks, after the debounce
 
+    def action_next_turn(self) -> None:
+        box = self.query_one("#recall-input", Input)
+        if not box.value.strip():
+            self.notify("Type a prompt first", severity="warning")
+            return
+        self.turns = [*self.turns, box.value][-self.MAX_TURNS :]
+        box.value = ""
+        self.screen.set_focus(box)
+        self.ask()
+
+    def action_clear_turns(self) -> None:
+        self.turns = []
+        self.notify("Earlier turns cleared")
+        self.ask()
+
     def action_toggle_purpose(self) -> None:
         self.purpose = "search" if self.purpose == "inject" else "inject"
         self.notify(f"Recall preview: {PURPOSES[self.purpose]}")
@@ -230,7 +272,11 @@ class RecallPane(Vertical):
 
     def show(self, result: Recall, lines: Sequence[DigestLine] = ()) -> list[str]:
         """Display a result; returns a line per record whose outcome changed since the last."""
-        if result.prompt != self.prompt or result.purpose != self.purpose:
+        if (
+            result.prompt != self.prompt
+            or result.purpose != self.purpose
+            or result.turns != (tuple(self.turns) if self.purpose == "inject" else ())
+        ):
             return []  # an older answer arrived after a newer question
         previous = self.result
         self.result = result
@@ -251,7 +297,7 @@ class RecallPane(Vertical):
         self.query_one("#recall-explain", Static).update(
             explain(result, recall_list.highlighted, lines)
         )
-        if previous is None or previous.prompt != result.prompt:
+        if previous is None or (previous.prompt, previous.turns) != (result.prompt, result.turns):
             return []
         return _changes(previous, result)
 
