@@ -22,6 +22,11 @@ _JS_WS = (
 )
 
 
+JS_SPACE = f"[{_JS_WS}]"
+"""A regex class for JavaScript's ``\\s`` (Unicode white space, U+FEFF included)."""
+JS_NON_SPACE = f"[^{_JS_WS}]"
+
+
 def js_trim(text: str) -> str:
     """Trim with JavaScript's white-space set (not Python's)."""
     return text.strip(_JS_WS)

@@ -16,16 +16,18 @@ import threading
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
-from ._js import _JS_WS, clip_bytes, js_len, js_trim
+from ._js import _JS_WS, JS_SPACE, clip_bytes, js_len, js_trim
 from .redact import redact
 
 try:  # pragma: no cover - exercised by whichever branch the machine has
     import icu as _icu
 
     ICU_AVAILABLE = True
+    _COLLATOR = _icu.Collator.createInstance(_icu.Locale("en_US"))
 except ImportError:  # pragma: no cover
     _icu = None
     ICU_AVAILABLE = False
+    _COLLATOR = None
 
 Features = dict[str, None]
 """An ordered set of features."""
@@ -33,8 +35,8 @@ Features = dict[str, None]
 MAX_QUERY_BYTES = 65_536
 MAX_HISTORY_TURN_BYTES = 2_048
 
-_S = f"[{_JS_WS}]"  # JavaScript's \s (Unicode white space, U+FEFF included)
-_NOT_S = f"[^{_JS_WS}"
+_S = JS_SPACE
+_NOT_S = f"[^{_JS_WS}"  # an open class: the path pattern adds its own stop characters
 
 # The literal pattern (§6.3): a path, a file name, or a kebab identifier. JavaScript's
 # case-insensitive Unicode mode also lets ASCII classes match "ſ" (U+017F) and the
@@ -197,6 +199,15 @@ def _fallback_words(text: str) -> Iterator[str]:  # pragma: no cover - only with
 
 
 _words: Callable[[str], Iterator[str]] = _icu_words if ICU_AVAILABLE else _fallback_words
+
+
+def locale_key(text: str) -> bytes | str:
+    """A sort key in ``String.prototype.localeCompare`` order (ICU collation)."""
+    if _COLLATOR is None:  # pragma: no cover
+        return text
+    key: bytes = _COLLATOR.getSortKey(text)
+    return key
+
 
 # ------------------------------------------------------------------- features
 
@@ -426,6 +437,7 @@ __all__ = [
     "facets",
     "feature_offset",
     "features",
+    "locale_key",
     "pasted_literals",
     "query_features",
     "transform_prose",

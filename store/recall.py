@@ -20,9 +20,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from ._js import clip_bytes, fp, js_json, js_trim, parse_ms, utf8_len
+from ._js import JS_SPACE, clip_bytes, fp, js_json, js_trim, parse_ms, utf8_len
 from .features import (
-    _S,
     LITERALS,
     MAX_HISTORY_TURN_BYTES,
     clean_query,
@@ -30,18 +29,12 @@ from .features import (
     facets,
     feature_offset,
     features,
+    locale_key,
     pasted_literals,
     query_features,
 )
 from .model import Memory
 from .redact import redact
-
-try:  # pragma: no cover - depends on the machine
-    import icu as _icu
-
-    _COLLATOR = _icu.Collator.createInstance(_icu.Locale("en_US"))
-except ImportError:  # pragma: no cover
-    _COLLATOR = None
 
 Mode = Literal["direct", "followup", "empty", "reset"]
 Purpose = Literal["search", "inject"]
@@ -139,14 +132,6 @@ def resolve_plan(prompt: str, recent_user_turns: Sequence[str] = ()) -> Plan:
 # ------------------------------------------------------------------ documents
 
 
-def _id_key(memory_id: str) -> bytes | str:
-    """``localeCompare`` order for the last tie-break (plain order for hex ids)."""
-    if _COLLATOR is None:  # pragma: no cover
-        return memory_id
-    key: bytes = _COLLATOR.getSortKey(memory_id)
-    return key
-
-
 @dataclass(frozen=True, slots=True)
 class _Doc:
     memory: Memory
@@ -187,7 +172,7 @@ def _make_doc(m: Memory) -> _Doc:
         dormant=m.quality.dormant,
         updated_ms=parse_ms(m.updated_at) or 0.0,
         norm=0.8 + 0.2 * min(1.0, 12 / max(1, len(body))),
-        id_key=_id_key(m.id),
+        id_key=locale_key(m.id),
         factor=m.quality.factor,
         pinned=m.pinned,
     )
@@ -644,7 +629,7 @@ def _select(
 # ------------------------------------------------------------------ excerpt
 
 
-_SENTENCES = re.compile(rf"(?<=[。！？!?]){_S}*|(?<=\.){_S}+|\n+")
+_SENTENCES = re.compile(rf"(?<=[。！？!?]){JS_SPACE}*|(?<=\.){JS_SPACE}+|\n+")
 
 
 def excerpt(content: str, plan: Plan, budget: int = 400) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ._js import _JS_WS, js_trim
+from ._js import _JS_WS, JS_NON_SPACE, JS_SPACE, js_trim
 
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _PEM = re.compile(
@@ -26,16 +26,14 @@ _CRED_QUOTED = re.compile(
     _CRED_KEY + rf"[{_JS_WS}]*(?:\"(?:\\.|[^\"\\])*(?:\"|\Z)|'(?:\\.|[^'\\])*(?:'|\Z))",
     re.IGNORECASE | re.DOTALL,
 )
-_S = f"[{_JS_WS}]"
-_NS = f"[^{_JS_WS}]"
 _SECRET = re.compile(
-    rf"\bbearer{_S}+{_NS}"
+    rf"\bbearer{JS_SPACE}+{JS_NON_SPACE}"
     r"|\b(?:gho_|ghp_|ghs_|ghu_|github_pat_|sk-)[A-Za-z0-9_-]"
     rf"|://[^{_JS_WS}/@]+:[^{_JS_WS}/@]+@"
-    rf"|--(?:password|token|api-key|secret){_S}+{_NS}",
+    rf"|--(?:password|token|api-key|secret){JS_SPACE}+{JS_NON_SPACE}",
     re.IGNORECASE | re.ASCII,
 )
-_INDENT = re.compile(rf"^{_S}*")
+_INDENT = re.compile(rf"^{JS_SPACE}*")
 
 
 def _indent(line: str) -> int:
