@@ -810,7 +810,10 @@ class MemevoApp(App[None]):
             self.query_one("#filter", Input).value = ""
             self._set_view(query="", show_hidden=self.view.show_hidden or hidden)
         self.action_show_tab("memories")
-        index = next(i for i, r in enumerate(memory_list.rows) if r.id == memory_id)
+        index = next((i for i, r in enumerate(memory_list.rows) if r.id == memory_id), None)
+        if index is None:  # not expected: the view was just opened up to show it
+            self.notify(f"{memory_id} is not in the memory list", severity="warning")
+            return
         memory_list.cursor = index
         self.notify(
             "p pins, e corrects, r resolves, 3 marks accurate; i returns to the preview, "

@@ -716,17 +716,6 @@ def digest(result: Recall) -> tuple[DigestLine, ...]:
     return tuple(out)
 
 
-def recall_memories(
-    memories: Iterable[Memory],
-    prompt: str,
-    *,
-    purpose: Purpose = "search",
-    limit: int | None = None,
-) -> Recall:
-    """One-off recall over a list of memories (builds a throw-away index)."""
-    return RecallIndex(memories).recall(prompt, purpose=purpose, limit=limit)
-
-
 __all__ = [
     "DIGEST_HEADER_BYTES",
     "DIGEST_MAX_BYTES",
@@ -743,6 +732,5 @@ __all__ = [
     "digest",
     "excerpt",
     "label",
-    "recall_memories",
     "resolve_plan",
 ]
