@@ -277,7 +277,7 @@ async def test_refusals_leave_no_trace(realistic: Path, fixture_clock: Callable[
 async def test_busy_database_waits_then_fails_cleanly(
     realistic: Path, fixture_clock: Callable[[], float], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import store.store as store_module
+    import store.opening as store_module
 
     monkeypatch.setattr(store_module, "BUSY_TIMEOUT_MS", 200)
     blocker = sqlite3.connect(realistic, isolation_level=None, timeout=0.1)

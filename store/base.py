@@ -1,0 +1,80 @@
+"""What every part of the store shares: the one connection, its lock and the clock."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Self
+
+import aiosqlite
+
+from ._js import iso
+from .clock import Clock
+
+IdFactory = Callable[[], str]
+
+
+class StoreBase:
+    """One aiosqlite connection; an asyncio lock keeps this process's own calls from
+    interleaving (SQLite's busy timeout handles other processes)."""
+
+    def __init__(
+        self,
+        db: aiosqlite.Connection,
+        path: Path,
+        *,
+        read_only: bool,
+        read_only_reason: str,
+        schema: str,
+        clock: Clock,
+        new_id: IdFactory,
+    ) -> None:
+        self._db = db
+        self.path = path
+        self.read_only = read_only
+        self.read_only_reason = read_only_reason
+        self.schema = schema
+        self.clock = clock
+        self._new_id = new_id
+        self._lock = asyncio.Lock()
+        self._data_version: int | None = None
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def now_ms(self) -> float:
+        return self.clock()
+
+    def now_iso(self) -> str:
+        return iso(self.clock())
+
+    @asynccontextmanager
+    async def _reading(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock:
+            yield self._db
+
+    async def query(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run one read-only query and return its rows (for reports built on the store)."""
+        async with self._reading() as db:
+            rows = await (await db.execute(sql, tuple(args))).fetchall()
+        return [tuple(r) for r in rows]
+
+    async def data_version(self) -> int:
+        """``PRAGMA data_version``: changes when another connection commits."""
+        async with self._reading() as db:
+            row = await (await db.execute("PRAGMA data_version")).fetchone()
+        return int(row[0]) if row else 0
+
+    async def changed(self) -> bool:
+        """True when another connection committed since the last call (cheap; reads nothing)."""
+        version = await self.data_version()
+        previous, self._data_version = self._data_version, version
+        return previous is not None and previous != version

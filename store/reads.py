@@ -1,0 +1,278 @@
+"""Validated reads: typed records, events, sources and figures; failing rows come back
+as ``CorruptRow`` and never stop the others (§2.2)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections.abc import Sequence
+from typing import Any
+
+from ._js import js_json
+from .base import StoreBase
+from .errors import Refused
+from .model import CorruptRow, Event, Memory, MemoryLoad, ModelCall, Receipt, RouteHealth, Source
+from .recall import Purpose, Recall, RecallIndex
+from .rows import (
+    MODEL_CALL_COLUMNS,
+    SOURCE_COLUMNS,
+    parse_event_row,
+    parse_memory_row,
+    parse_model_call,
+    parse_source_row,
+)
+
+
+class Reads(StoreBase):
+    """Everything the store reads."""
+
+    async def load_memories(self, *, yield_every: int | None = None) -> MemoryLoad:
+        """Every memory row: valid ones typed, failing ones reported as corrupt.
+
+        With ``yield_every``, the parse hands control back to the event loop
+        every that many rows, so a UI stays responsive while 100,000 rows load.
+        """
+        async with self._reading() as db:
+            rows = list(
+                await (
+                    await db.execute("SELECT id, scope, hash, data FROM memories ORDER BY rowid")
+                ).fetchall()
+            )
+        now = self.now_ms()
+        good: list[Memory] = []
+        bad: list[CorruptRow] = []
+        step = yield_every or len(rows) or 1
+        for start in range(0, len(rows), step):
+            self._parse_rows(rows[start : start + step], now, good, bad)
+            if yield_every:
+                await asyncio.sleep(0)
+        return MemoryLoad(tuple(good), tuple(bad))
+
+    @staticmethod
+    def _parse_rows(
+        rows: Sequence[Any], now: float, good: list[Memory], bad: list[CorruptRow]
+    ) -> None:
+        # A bulk parse creates only acyclic objects: pausing the cycle collector
+        # saves it from rescanning a growing heap hundreds of times.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for row_id, scope, hash_, raw in rows:
+                parsed = parse_memory_row(row_id, scope, hash_, raw, now)
+                if isinstance(parsed, Memory):
+                    good.append(parsed)
+                else:
+                    bad.append(parsed)
+        finally:
+            if collecting:
+                gc.enable()
+
+    async def recent_memories(self, limit: int) -> MemoryLoad:
+        """The ``limit`` most recently inserted rows: a cheap first screenful."""
+        async with self._reading() as db:
+            rows = await (
+                await db.execute(
+                    "SELECT id, scope, hash, data FROM memories ORDER BY rowid DESC LIMIT ?",
+                    (limit,),
+                )
+            ).fetchall()
+        good: list[Memory] = []
+        bad: list[CorruptRow] = []
+        self._parse_rows(list(rows), self.now_ms(), good, bad)
+        return MemoryLoad(tuple(good), tuple(bad))
+
+    async def memory_count(self) -> int:
+        async with self._reading() as db:
+            row = await (await db.execute("SELECT count(*) FROM memories")).fetchone()
+        return int(row[0]) if row else 0
+
+    async def memories(self, ids: Sequence[str]) -> list[Memory | CorruptRow]:
+        """The current rows for these ids (missing ids are left out)."""
+        out: list[Memory | CorruptRow] = []
+        now = self.now_ms()
+        async with self._reading() as db:
+            for memory_id in ids:
+                row = await (
+                    await db.execute(
+                        "SELECT id, scope, hash, data FROM memories WHERE id=?", (memory_id,)
+                    )
+                ).fetchone()
+                if row is not None:
+                    out.append(parse_memory_row(row[0], row[1], row[2], row[3], now))
+        return out
+
+    async def search(self, query: str, limit: int = 10) -> list[Memory]:
+        """Explicit search, as ``/memory search``: dormant records included, in pi's order."""
+        return (await self.recall(query, purpose="search", limit=limit)).memories
+
+    async def recall(
+        self,
+        prompt: str,
+        *,
+        purpose: Purpose = "search",
+        limit: int | None = None,
+        recent_user_turns: Sequence[str] = (),
+    ) -> Recall:
+        """The whole recall pipeline over the current records, every decision kept (§6)."""
+        load = await self.load_memories()
+        return RecallIndex(load.memories).recall(
+            prompt, purpose=purpose, limit=limit, recent_user_turns=recent_user_turns
+        )
+
+    async def memory(self, memory_id: str) -> Memory:
+        async with self._reading() as db:
+            row = await (
+                await db.execute(
+                    "SELECT id, scope, hash, data FROM memories WHERE id=?", (memory_id,)
+                )
+            ).fetchone()
+        if row is None:
+            raise Refused("Unknown memory id")
+        parsed = parse_memory_row(row[0], row[1], row[2], row[3], self.now_ms())
+        if isinstance(parsed, CorruptRow):
+            raise Refused(f"Invalid memory record ({parsed.reason})")
+        return parsed
+
+    async def events(
+        self,
+        *,
+        memory_id: str | None = None,
+        scope: str | None = None,
+        limit: int | None = 50,
+        before_rowid: int | None = None,
+        after_rowid: int | None = None,
+    ) -> list[Event | CorruptRow]:
+        """Events newest first; optionally only those touching one record or one scope,
+        older than ``before_rowid`` or newer than ``after_rowid``."""
+        where: list[str] = []
+        args: list[Any] = []
+        if scope is not None:
+            where.append("scope=?")
+            args.append(scope)
+        if before_rowid is not None:
+            where.append("rowid<?")
+            args.append(before_rowid)
+        if after_rowid is not None:
+            where.append("rowid>?")
+            args.append(after_rowid)
+        if memory_id is not None:
+            where.append("instr(data, ?) > 0")
+            args.append(js_json(memory_id))
+        sql = "SELECT rowid, id, scope, data FROM events"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY rowid DESC"
+        if limit is not None and memory_id is None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        async with self._reading() as db:
+            rows = await (await db.execute(sql, args)).fetchall()
+        out: list[Event | CorruptRow] = []
+        for rowid, eid, escope, raw in rows:
+            parsed = parse_event_row(rowid, eid, escope, raw)
+            if (
+                memory_id is not None
+                and isinstance(parsed, Event)
+                and memory_id not in parsed.record_ids
+            ):
+                continue
+            out.append(parsed)
+            if limit is not None and len(out) >= limit:
+                break
+        return out
+
+    async def event(self, event_id: str) -> Event:
+        async with self._reading() as db:
+            row = await (
+                await db.execute(
+                    "SELECT rowid, id, scope, data FROM events WHERE id=?", (event_id,)
+                )
+            ).fetchone()
+        if row is None:
+            raise Refused("Unknown event id")
+        parsed = parse_event_row(row[0], row[1], row[2], row[3])
+        if isinstance(parsed, CorruptRow):
+            raise Refused(f"Invalid history record ({parsed.reason})")
+        return parsed
+
+    async def source_events(self, source_id: str) -> list[Event | CorruptRow]:
+        """The capture and learning-run events of one source, newest first."""
+        async with self._reading() as db:
+            rows = await (
+                await db.execute(
+                    "SELECT rowid, id, scope, data FROM events WHERE instr(data, ?) > 0 "
+                    "ORDER BY rowid DESC",
+                    (source_id,),
+                )
+            ).fetchall()
+        out: list[Event | CorruptRow] = []
+        for rowid, eid, scope, raw in rows:
+            parsed = parse_event_row(rowid, eid, scope, raw)
+            if isinstance(parsed, Event) and not (
+                parsed.reason == f"Capture {source_id}"
+                or parsed.reason.endswith(f": {source_id}")
+                or f": {source_id}; " in parsed.reason
+            ):
+                continue
+            out.append(parsed)
+        return out
+
+    async def last_event_rowid(self) -> int:
+        async with self._reading() as db:
+            row = await (await db.execute("SELECT max(rowid) FROM events")).fetchone()
+        return int(row[0] or 0) if row else 0
+
+    async def event_count(self) -> int:
+        async with self._reading() as db:
+            row = await (await db.execute("SELECT count(*) FROM events")).fetchone()
+        return int(row[0]) if row else 0
+
+    async def sources(self, *, limit: int | None = None) -> list[Source | CorruptRow]:
+        """Learning-queue sources, newest first."""
+        sql = f"SELECT {SOURCE_COLUMNS} FROM sources ORDER BY rowid DESC"
+        args: tuple[Any, ...] = ()
+        if limit is not None:
+            sql += " LIMIT ?"
+            args = (limit,)
+        async with self._reading() as db:
+            rows = await (await db.execute(sql, args)).fetchall()
+        return [parse_source_row(tuple(r)) for r in rows]
+
+    async def model_calls(self, source_id: str | None = None) -> list[ModelCall]:
+        sql = f"SELECT {MODEL_CALL_COLUMNS} FROM model_calls"
+        args: tuple[Any, ...] = ()
+        if source_id is not None:
+            sql += " WHERE source_id=?"
+            args = (source_id,)
+        sql += " ORDER BY at DESC, rowid DESC"
+        async with self._reading() as db:
+            rows = await (await db.execute(sql, args)).fetchall()
+        return [parse_model_call(tuple(r)) for r in rows]
+
+    async def receipts(self, memory_id: str | None = None) -> list[Receipt]:
+        sql = "SELECT source_id, memory_id, verdict, at FROM feedback_receipts"
+        args: tuple[Any, ...] = ()
+        if memory_id is not None:
+            sql += " WHERE memory_id=?"
+            args = (memory_id,)
+        sql += " ORDER BY at DESC"
+        async with self._reading() as db:
+            rows = await (await db.execute(sql, args)).fetchall()
+        return [Receipt(*r) for r in rows]
+
+    async def route_health(self) -> list[RouteHealth]:
+        async with self._reading() as db:
+            rows = await (
+                await db.execute("SELECT id, until, code FROM route_health ORDER BY until")
+            ).fetchall()
+        return [RouteHealth(*r) for r in rows]
+
+    async def metadata(self) -> dict[str, str]:
+        async with self._reading() as db:
+            rows = await (await db.execute("SELECT key, value FROM metadata")).fetchall()
+        return {str(k): str(v) for k, v in rows}
+
+    async def blocked_count(self) -> int:
+        async with self._reading() as db:
+            row = await (await db.execute("SELECT count(*) FROM blocked")).fetchone()
+        return int(row[0]) if row else 0
