@@ -127,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if args.verb:
             return execute(open_store, args)
-        from .app import run_app
+        from .launch import run_app
 
         label = "demo store (temporary copy)" if args.demo else None
         return run_app(

@@ -1,4 +1,7 @@
-"""Command-palette entries: every action reachable by key is reachable by name."""
+"""Command-palette entries: every action reachable by key is reachable by name.
+
+Actions are the App's (live, reload, help) or the dashboard screen's (``screen.``).
+"""
 
 from __future__ import annotations
 
@@ -7,25 +10,25 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 COMMANDS: tuple[tuple[str, str, str], ...] = (
-    ("Pin or unpin the selected memory", "p", "curate('pin')"),
-    ("Feedback: useful", "1", "curate('useful')"),
-    ("Feedback: unhelpful", "2", "curate('unhelpful')"),
-    ("Feedback: accurate", "3", "curate('accurate')"),
-    ("Feedback: incorrect (quarantines the record)", "4", "curate('incorrect')"),
-    ("Forget the selected memory", "d", "curate('forget')"),
-    ("Correct the selected memory's text", "e", "curate('correct')"),
-    ("Resolve a conflicted memory", "r", "curate('resolve')"),
-    ("Mark two memories as conflicting", "c", "curate('conflict')"),
-    ("Undo the selected record's last event", "u", "curate('undo')"),
-    ("Filter the memory list", "/", "filter"),
-    ("Clear the filter", "", "clear_filter"),
-    ("Show or hide forgotten and conflicted memories", "a", "toggle_hidden"),
-    ("Sort by the next column", "o", "cycle_sort"),
-    ("Reverse the sort order", "O", "reverse_sort"),
-    ("Show memories", "m", "show_tab('memories')"),
-    ("Show event history", "h", "show_tab('history')"),
-    ("Search memories", "s", "show_tab('search')"),
-    ("Show the learning queue", "l", "show_tab('learning')"),
+    ("Pin or unpin the selected memory", "p", "screen.curate('pin')"),
+    ("Feedback: useful", "1", "screen.curate('useful')"),
+    ("Feedback: unhelpful", "2", "screen.curate('unhelpful')"),
+    ("Feedback: accurate", "3", "screen.curate('accurate')"),
+    ("Feedback: incorrect (quarantines the record)", "4", "screen.curate('incorrect')"),
+    ("Forget the selected memory", "d", "screen.curate('forget')"),
+    ("Correct the selected memory's text", "e", "screen.curate('correct')"),
+    ("Resolve a conflicted memory", "r", "screen.curate('resolve')"),
+    ("Mark two memories as conflicting", "c", "screen.curate('conflict')"),
+    ("Undo the selected record's last event", "u", "screen.curate('undo')"),
+    ("Filter the memory list", "/", "screen.filter"),
+    ("Clear the filter", "", "screen.clear_filter"),
+    ("Show or hide forgotten and conflicted memories", "a", "screen.toggle_hidden"),
+    ("Sort by the next column", "o", "screen.cycle_sort"),
+    ("Reverse the sort order", "O", "screen.reverse_sort"),
+    ("Show memories", "m", "screen.show_tab('memories')"),
+    ("Show event history", "h", "screen.show_tab('history')"),
+    ("Search memories", "s", "screen.show_tab('search')"),
+    ("Show the learning queue", "l", "screen.show_tab('learning')"),
     ("Pause or resume live updates", "space", "toggle_live"),
     ("Reload from the store", "ctrl+r", "reload"),
     ("Help: keys and legend", "?", "help"),
@@ -45,7 +48,7 @@ SORTS = (
 
 
 def all_commands() -> list[tuple[str, str, str]]:
-    sorts = [(f"Sort by {key}", "", f"sort_by('{key}')") for key in SORTS]
+    sorts = [(f"Sort by {key}", "", f"screen.sort_by('{key}')") for key in SORTS]
     return [*COMMANDS, *sorts]
 
 

@@ -1,20 +1,29 @@
-"""App-wide messages: what store workers post back to the UI."""
+"""App-wide messages: what crosses from one part of the dashboard to another.
+
+A view's own messages (its workers' answers) are nested in the view's class.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from textual.message import Message
 
-from store import CorruptRow, Event, Memory, MemoryLoad, ModelCall, Source
-from store.recall import DigestLine, Recall
-from store.status import QueueStatus
+from store import MemoryLoad
 
-UndoPlan = list[tuple[dict[str, Any], dict[str, Any]]]
+from .live import Delta
+from .state import Change
 
 
-class MemoriesLoaded(Message):
+class StateChanged(Message):
+    """The shared state changed (each view posts this to itself when told)."""
+
+    bubble = False
+
+    def __init__(self, change: Change) -> None:
+        super().__init__()
+        self.change = change
+
+
+class StoreLoaded(Message):
     """A read of the memories finished (``partial``: only a first screenful)."""
 
     def __init__(
@@ -35,121 +44,26 @@ class StoreFailed(Message):
         self.message = message
 
 
-class RecordEvents(Message):
-    """One record's own events, for the detail pane."""
+class LiveDelta(Message):
+    """The poller saw another connection commit."""
 
-    def __init__(
-        self, memory_id: str, events: Sequence[Event | CorruptRow], detail_id: str
-    ) -> None:
+    def __init__(self, delta: Delta) -> None:
         super().__init__()
-        self.memory_id = memory_id
-        self.events = events
-        self.detail_id = detail_id
+        self.delta = delta
 
 
-class EventsLoaded(Message):
-    """A page of the event history."""
-
-    def __init__(
-        self, rows: Sequence[Event | CorruptRow], *, append: bool, exhausted: bool
-    ) -> None:
-        super().__init__()
-        self.rows = rows
-        self.append = append
-        self.exhausted = exhausted
+class StatusChanged(Message):
+    """A view's part of the status line changed."""
 
 
-class UndoPreview(Message):
-    """What undoing an event would write, or upstream's reason for refusing."""
+class UndoRequested(Message):
+    """Undo this event, after a preview (asked from the history)."""
 
-    def __init__(self, event_id: str, plan: UndoPlan | str) -> None:
-        super().__init__()
-        self.event_id = event_id
-        self.plan = plan
-
-
-class RecallComputed(Message):
-    """A recall evaluation finished, for the search list or the recall preview."""
-
-    def __init__(
-        self,
-        result: Recall,
-        target: str,
-        *,
-        rerun: bool = False,
-        digest: Sequence[DigestLine] = (),
-    ) -> None:
-        super().__init__()
-        self.result = result
-        self.target = target
-        self.rerun = rerun
-        self.digest = digest
-
-
-class WriteDone(Message):
-    """A curation write committed (``event_id`` None: accepted, nothing recorded)."""
-
-    def __init__(
-        self, label: str, event_id: str | None, rows: Sequence[Memory | CorruptRow]
-    ) -> None:
-        super().__init__()
-        self.label = label
-        self.event_id = event_id
-        self.rows = rows
-
-
-class WriteFailed(Message):
-    """A curation write was refused or could not run; nothing was written."""
-
-    def __init__(self, label: str, message: str) -> None:
-        super().__init__()
-        self.label = label
-        self.message = message
-
-
-class UndoAsked(Message):
-    """An undo's preview is ready for the user to confirm (or its refusal to show)."""
-
-    def __init__(self, event_id: str, what: str, plan: UndoPlan | str) -> None:
+    def __init__(self, event_id: str, what: str) -> None:
         super().__init__()
         self.event_id = event_id
         self.what = what
-        self.plan = plan
 
 
-class LiveChange(Message):
-    """Another connection (pi, or the demo learner) committed: what it changed."""
-
-    def __init__(
-        self,
-        events: Sequence[Event | CorruptRow],
-        rows: Sequence[Memory | CorruptRow],
-        at: float,
-        full: MemoryLoad | None = None,
-    ) -> None:
-        super().__init__()
-        self.events = events
-        self.rows = rows
-        self.at = at
-        self.full = full
-
-
-class SourcesLoaded(Message):
-    """The learning queue and its status figures."""
-
-    def __init__(self, sources: Sequence[Source | CorruptRow], queue: QueueStatus) -> None:
-        super().__init__()
-        self.sources = sources
-        self.queue = queue
-
-
-class SourceDetails(Message):
-    """One source's model calls and the events of its runs."""
-
-    def __init__(
-        self, source_id: str, calls: Sequence[ModelCall], events: Sequence[Event | CorruptRow]
-    ) -> None:
-        super().__init__()
-        self.source_id = source_id
-        self.calls = calls
-        self.events = events
+class ReloadWanted(Message):
+    """Read every row again (a record changed under a write)."""

@@ -103,7 +103,7 @@ async def measure_dashboard(path: Path) -> dict[str, Any]:
         while probe.first_row_drawn is None:
             await asyncio.sleep(0.001)
         first = probe.first_row_drawn - start
-        while app.loaded is None:
+        while not app.state.loaded:
             await pilot.pause(0.01)
         await pilot.pause()
         full = time.perf_counter() - start

@@ -75,7 +75,7 @@ async def run(commits: int, idle_seconds: float) -> dict[str, Any]:
         latencies: list[float] = []
         rng = random.Random(5)
         async with app.run_test(size=(160, 50)) as pilot:
-            while app.loaded is None:
+            while not app.state.loaded:
                 await pilot.pause(0.02)
             memory_list = app.query_one("#memory-list", MemoryList)
             target = memory_list.rows[0]

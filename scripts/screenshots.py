@@ -19,9 +19,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "tests"))
+
 from memevo_tui.app import MemevoApp  # noqa: E402
 from store import fixed_clock  # noqa: E402
 from store.demo import build_demo_async  # noqa: E402
+
+from apphelpers import settle, wait_loaded  # noqa: E402
 
 NOW = "2026-11-29T12:00:00.000Z"
 OUT = ROOT / "screenshots"
@@ -30,14 +34,10 @@ HOSTILE = ROOT.parent / "shared" / "fixtures" / "hostile.sqlite"
 
 async def shoot(app: MemevoApp, name: str, size: tuple[int, int], keys: Sequence[str] = ()) -> None:
     async with app.run_test(size=size) as pilot:
-        for _ in range(400):
-            if app.loaded is not None:
-                break
-            await pilot.pause(0.02)
-        await app.workers.wait_for_complete()
-        if keys:
-            await pilot.press(*keys)
-        await pilot.pause()
+        await wait_loaded(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
         app.save_screenshot(filename=f"{name}.svg", path=str(OUT))
     print(f"wrote screenshots/{name}.svg")
 

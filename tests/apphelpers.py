@@ -1,18 +1,25 @@
-"""Helpers for driving the app in tests."""
+"""Helpers for driving the app in tests: build it, and wait for conditions, never for time."""
 
 from __future__ import annotations
 
 import shutil
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from memevo_tui.app import MemevoApp
+from memevo_tui.views.base import BaseView
 from store import fixed_clock
 
 from conftest import FIXTURE_NOW, FIXTURES
+
+TIMEOUT = 60.0
+"""Seconds a condition may take before a test fails loudly (never a speed check)."""
 
 
 def snapshot_copy(name: str, tmp_path: Path) -> Path:
@@ -36,20 +43,58 @@ def counter_ids() -> Callable[[], str]:
     return new_id
 
 
-def make_app(path: Path, *, read_only: bool = False, now: str = FIXTURE_NOW) -> MemevoApp:
-    return MemevoApp(
-        path, read_only=read_only, clock=fixed_clock(now), keymap={}, new_id=counter_ids()
+class SteadyApp(MemevoApp):
+    """The app as tests run it: a toast stays until the screenshot, however slow the run."""
+
+    def notify(self, message: str, **kwargs: Any) -> None:
+        kwargs["timeout"] = 3600
+        super().notify(message, **kwargs)
+
+
+def make_app(
+    path: Path, *, read_only: bool = False, now: str = FIXTURE_NOW, **kwargs: Any
+) -> MemevoApp:
+    kwargs.setdefault("keymap", {})
+    return SteadyApp(
+        path, read_only=read_only, clock=fixed_clock(now), new_id=counter_ids(), **kwargs
     )
+
+
+async def until(
+    pilot: Pilot[None], condition: Callable[[], object], what: str, timeout: float = TIMEOUT
+) -> None:
+    """Wait until ``condition()`` holds; fail loudly, naming ``what``, after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up after {timeout:.0f} s waiting for {what}")
+        await pilot.pause(0.01)
+
+
+def busy(app: MemevoApp) -> bool:
+    """True while anything is in flight: the first read of the store, a message not yet
+    handled, or a view's worker, debounce or pane that has not caught up."""
+    if not app.state.loaded and app.state.failure is None:
+        return True
+    nodes = [app, *app.screen_stack, *app.screen.walk_children()]
+    if any(node._message_queue.qsize() for node in nodes):
+        return True
+    return any(view.busy for view in app.screen.query(BaseView))
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Wait until the dashboard has finished reacting to everything done so far."""
+    app = pilot.app
+    assert isinstance(app, MemevoApp)
+    for _ in range(2):  # handling the last message may start new work: check twice
+        await pilot.pause()
+        await until(pilot, lambda: not busy(app), "the dashboard to settle")
 
 
 async def wait_loaded(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, MemevoApp)
-    for _ in range(400):
-        if app.loaded is not None:
-            break
-        await pilot.pause(0.02)
-    assert app.loaded is not None, "the memories never loaded"
-    await pilot.pause(0.06)  # the detail pane follows the cursor after 30 ms
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+    await until(pilot, lambda: app.state.loaded, "the memories to load")
+    for box in app.screen.query(Input):
+        box.cursor_blink = False  # snapshots never catch a cursor mid-blink
+    await settle(pilot)

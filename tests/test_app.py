@@ -21,7 +21,7 @@ from memevo_tui.widgets.memory_detail import MemoryDetail
 from memevo_tui.widgets.memory_list import MemoryList
 from store import CorruptRow, Event, Memory
 
-from apphelpers import make_app, wait_loaded
+from apphelpers import make_app, settle, wait_loaded
 
 DURABLE = "e665359dabc60f842b48881d"  # an active, unpinned, fresh infra fact
 PINNED = "3968293cbac7923e0e4edb5e"
@@ -66,13 +66,6 @@ class Notes:
         return self.items[-1][0] if self.items else ""
 
 
-async def settle(pilot: Pilot[None]) -> None:
-    """Let timers (the detail pane follows the cursor after 30 ms) and workers finish."""
-    await pilot.pause(0.06)
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
 async def select(pilot: Pilot[None], memory_id: str) -> None:
     """Put the cursor on one record by filtering for its id, with real key presses."""
     await pilot.press("slash", *memory_id, "enter")
@@ -110,12 +103,12 @@ async def test_browse_sort_filter_and_toggle(realistic: Path) -> None:
         await pilot.press("a")
         # sort: o cycles to the next column, O reverses
         await pilot.press("o")
-        assert app.view.sort == "confirmed"
+        assert app.state.view.sort == "confirmed"
         await pilot.press("o", "o")
-        assert app.view.sort == "state"
+        assert app.state.view.sort == "state"
         await pilot.press("o", "o", "o", "o", "o", "o", "o")
-        assert app.view.sort == "updated"
-        app.action_sort_by("fresh")
+        assert app.state.view.sort == "updated"
+        await app.run_action("screen.sort_by('fresh')")
         fresh = [r.quality.freshness for r in memory_list(app).rows if isinstance(r, Memory)]
         assert fresh == sorted(fresh, reverse=True)
         await pilot.press("O")
@@ -446,7 +439,7 @@ async def test_help_screen_and_palette(realistic: Path) -> None:
 
 
 async def test_keymap_remaps_a_binding(realistic: Path) -> None:
-    app = MemevoApp(realistic, clock=make_app(realistic).clock, keymap={"memory.pin": "x"})
+    app = make_app(realistic, keymap={"memory.pin": "x"})
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         await select(pilot, DURABLE)

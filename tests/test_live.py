@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from memevo_tui.views.learning import LearningView
 from memevo_tui.widgets.event_list import EventList
 from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.source_detail import SourceDetail
@@ -22,7 +23,7 @@ from store import Memory, MemoryStore, Source, system_clock
 from store.demo_learner import learn_forever
 from store.validate import event_problem, record_problem
 
-from apphelpers import make_app, snapshot_copy, wait_loaded
+from apphelpers import make_app, settle, snapshot_copy, until, wait_loaded
 
 DURABLE = "e665359dabc60f842b48881d"
 
@@ -51,14 +52,6 @@ def pin_elsewhere(path: Path, memory_id: str) -> None:
     assert result.returncode == 0, result.stderr
 
 
-async def wait_for(pilot: Pilot[None], condition: Any, seconds: float = 5.0) -> bool:
-    for _ in range(int(seconds / 0.05)):
-        if condition():
-            return True
-        await pilot.pause(0.05)
-    return bool(condition())
-
-
 def row(app: Any, memory_id: str) -> Memory | None:
     for r in app.query_one("#memory-list", MemoryList).rows:
         if r.id == memory_id and isinstance(r, Memory):
@@ -71,15 +64,14 @@ async def test_another_process_commit_appears_without_a_key_press(realistic: Pat
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         await pilot.press("h")  # history loaded, so new events must appear at its top
-        await pilot.pause(0.2)
-        await app.workers.wait_for_complete()
+        await settle(pilot)
         before = row(app, DURABLE)
         assert before is not None and not before.pinned
         cursor_before = app.query_one(EventList).cursor
         await asyncio.to_thread(pin_elsewhere, realistic, DURABLE)
-        assert await wait_for(pilot, lambda: (r := row(app, DURABLE)) is not None and r.pinned)
+        await until(pilot, lambda: (r := row(app, DURABLE)) is not None and r.pinned, "the pin")
         events = app.query_one(EventList)
-        assert await wait_for(pilot, lambda: events.rows[0].reason == "pin")  # type: ignore[union-attr]
+        await until(pilot, lambda: events.rows[0].reason == "pin", "the pin event")  # type: ignore[union-attr]
         assert events.cursor == cursor_before + 1  # the cursor stays on its event
         assert "last change" in str(app.query_one("#status-line").render())
 
@@ -89,13 +81,19 @@ async def test_space_pauses_and_resumes_live_updates(realistic: Path) -> None:
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         await pilot.press("space")
-        assert app.live is False
+        assert app.state.live is False
+        assert app.state.store is not None
+        version = await app.state.store.data_version()
         await asyncio.to_thread(pin_elsewhere, realistic, DURABLE)
-        await pilot.pause(0.8)
+        for _ in range(3):  # poll ticks, as the timer runs them: paused, they read nothing
+            app._poll()
+            await app.workers.wait_for_complete()
+            await settle(pilot)
+        assert await app.state.store.data_version() != version  # the commit is visible...
         r = row(app, DURABLE)
-        assert r is not None and not r.pinned  # paused: nothing refreshed
+        assert r is not None and not r.pinned  # ...but paused, nothing refreshed
         await pilot.press("space")
-        assert await wait_for(pilot, lambda: (r := row(app, DURABLE)) is not None and r.pinned)
+        await until(pilot, lambda: (r := row(app, DURABLE)) is not None and r.pinned, "the pin")
 
 
 async def test_learning_view(realistic: Path) -> None:
@@ -103,19 +101,16 @@ async def test_learning_view(realistic: Path) -> None:
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         await pilot.press("l")
-        await pilot.pause(0.2)
-        await app.workers.wait_for_complete()
+        await settle(pilot)
         sources = app.query_one(SourceList)
         assert len(sources.rows) == 118
-        assert "pending 5 · running 2 · failed 14 (paused 5)" in app._learning_summary
+        assert "pending 5 · running 2 · failed 14 (paused 5)" in app.query_one(LearningView).summary
         # walk to a source with model calls; its calls show in the detail pane
         with_calls = next(
             i for i, s in enumerate(sources.rows) if isinstance(s, Source) and s.calls
         )
         await pilot.press(*["j"] * with_calls)
-        await pilot.pause(0.2)
-        await app.workers.wait_for_complete()
-        await pilot.pause(0.1)
+        await settle(pilot)
         from rich.console import Console
 
         console = Console(width=120, record=True)
@@ -124,7 +119,8 @@ async def test_learning_view(realistic: Path) -> None:
         assert "Model calls" in text and "Records its runs changed" in text
         source = sources.rows[with_calls]
         assert isinstance(source, Source)
-        calls = await app.store.model_calls(source.id)
+        assert app.state.store is not None
+        calls = await app.state.store.model_calls(source.id)
         assert calls and calls[0].provider in text and calls[0].outcome in text
 
 
@@ -157,12 +153,9 @@ def test_learning_view_snapshot(snap_compare: Any, tmp_path: Path, size: tuple[i
     async def run_before(pilot: Pilot[None]) -> None:
         await wait_loaded(pilot)
         await pilot.press("l")
-        await pilot.pause(0.2)
-        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)
         await pilot.press("j", "j")
-        await pilot.pause(0.2)
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause(0.1)
+        await settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
@@ -171,15 +164,14 @@ async def test_enter_on_a_source_shows_its_records(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        owners = {m.source_entry_id for m in app.all_rows if isinstance(m, Memory)}
+        owners = {m.source_entry_id for m in app.state.rows if isinstance(m, Memory)}
         await pilot.press("l")
-        await pilot.pause(0.2)
-        await app.workers.wait_for_complete()
+        await settle(pilot)
         sources = app.query_one(SourceList)
         index = next(i for i, s in enumerate(sources.rows) if s.id in owners)
         target = sources.rows[index].id
         await pilot.press(*["j"] * index, "enter")
-        await pilot.pause(0.3)
+        await settle(pilot)
         shown = app.query_one("#memory-list", MemoryList).rows
         assert shown and app.query_one("#tabs").active == "memories"  # type: ignore[attr-defined]
         assert all(

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_app import Notes, settle, stored
+from test_app import Notes, stored
 from textual.widgets import Static, TabbedContent
 
 from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.recall_list import RecallList
 from memevo_tui.widgets.recall_pane import RecallPane
 
-from apphelpers import make_app, wait_loaded
+from apphelpers import make_app, settle, wait_loaded
 
 INJECTED = ["cd4d49e9d57a843430ffb194", "93f3ef48151edcce79f0a56e"]
 DORMANT = ["1ffdd011bb1a1e51f647de06", "39cc5ce9ca3d2186c8abb5da"]
@@ -31,7 +31,6 @@ async def test_preview_lists_injected_then_left_out_with_reasons(realistic: Path
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         await pilot.press("i", *"kyverno")
-        await pilot.pause(0.2)
         await settle(pilot)
         assert app.query_one("#tabs", TabbedContent).active == "recall"
         assert shown(app) == [
@@ -73,7 +72,6 @@ async def test_jump_to_a_left_out_record_pin_it_and_see_the_preview_change(
         assert memories.has_focus
 
         await pilot.press("p")
-        await pilot.pause(0.2)
         await settle(pilot)
         assert stored(realistic, DORMANT[0])["layer"] == "pinned"
         pane = app.query_one(RecallPane)
@@ -112,7 +110,6 @@ async def test_from_search_the_preview_explains_that_search(realistic: Path) -> 
         results = app.query_one("#search-results", MemoryList)
         assert [r.id for r in results.rows] == [*INJECTED, *DORMANT]
         await pilot.press("i")
-        await pilot.pause(0.2)
         await settle(pilot)
         pane = app.query_one(RecallPane)
         assert pane.purpose == "search" and pane.prompt == "kyverno"
@@ -124,13 +121,11 @@ async def test_earlier_turns_make_a_follow_up(realistic: Path) -> None:
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         await pilot.press("i", *"what about its port?")
-        await pilot.pause(0.2)
         await settle(pilot)
         alone = [i for i, reason in shown(app) if reason is None]
         assert len(alone) == 3  # any port record will do without a subject
 
         await pilot.press("ctrl+a", "ctrl+k", *"dev postgres", "ctrl+n", *"what about its port?")
-        await pilot.pause(0.2)
         await settle(pilot)
         pane = app.query_one(RecallPane)
         assert pane.turns == ["dev postgres"]
@@ -141,6 +136,5 @@ async def test_earlier_turns_make_a_follow_up(realistic: Path) -> None:
         assert {reason for i, reason in shown(app) if i in alone} == {"context-mismatch"}
 
         await pilot.press("ctrl+l")
-        await pilot.pause(0.2)
         await settle(pilot)
         assert pane.turns == [] and [i for i, r in shown(app) if r is None] == alone

@@ -12,24 +12,20 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from apphelpers import make_app, snapshot_copy, wait_loaded
+from apphelpers import make_app, settle, snapshot_copy, wait_loaded
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
 Before = Callable[[Pilot[None]], Awaitable[None]]
 
 
 def then(*keys: str) -> Before:
-    """Wait for the store, press ``keys``, and wait for every worker to finish."""
+    """Wait for the store, then press each key and wait until the dashboard settles."""
 
     async def run(pilot: Pilot[None]) -> None:
         await wait_loaded(pilot)
         for key in keys:
             await pilot.press(key)
-            await pilot.pause()
-            await pilot.app.workers.wait_for_complete()
-        await pilot.pause(0.06)  # the detail pane follows the cursor after 30 ms
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+            await settle(pilot)
 
     return run
 

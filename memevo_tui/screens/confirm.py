@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+
+from ..text import visible
+from ..widgets.event_diff import describe_undo
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -43,3 +47,29 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
+
+
+def forget_dialog(content: str) -> ConfirmScreen:
+    """Asks before forgetting a record whose text is ``content``."""
+    detail = Text()
+    detail.append(visible(content, keep_newlines=True))
+    detail.append(
+        "\n\nThe record becomes a tombstone (kept in history, undoable); its text is "
+        "blocked from being learned again in this origin.",
+        style="italic",
+    )
+    return ConfirmScreen("Forget this memory?", detail, yes="Forget")
+
+
+def conflict_dialog(first: str, second: str) -> ConfirmScreen:
+    """Asks before quarantining two records (their texts) as contradicting each other."""
+    detail = Text()
+    detail.append(visible(first, keep_newlines=True))
+    detail.append("\n  ≠\n", style="bold")
+    detail.append(visible(second, keep_newlines=True))
+    return ConfirmScreen("Quarantine both as conflicting?", detail, yes="Conflict")
+
+
+def undo_dialog(what: str, plan: list[tuple[dict[str, Any], dict[str, Any]]]) -> ConfirmScreen:
+    """Asks before undoing ``what``, showing what the undo would write."""
+    return ConfirmScreen("Undo", Group(Text(f"Undo {what}?"), describe_undo(plan)), yes="Undo")

@@ -18,6 +18,14 @@ from textual.widgets import Static
 from store.recall import REASONS
 
 from ..glyphs import STATE_GLYPHS, STATE_MEANINGS
+from ..widgets.event_list import EventList
+from ..widgets.memory_list import MemoryList
+from ..widgets.recall_list import RecallList
+from ..widgets.recall_pane import RecallPane
+from ..widgets.source_list import SourceList
+from ..widgets.virtual_list import VirtualList
+from .confirm import ConfirmScreen
+from .correct import CorrectScreen
 
 FILTER_HELP = (
     "Type / in the memory list. Words match content, id, origin and search terms "
@@ -67,9 +75,18 @@ def reasons() -> Table:
     return table
 
 
-def help_text(
-    groups: Iterable[tuple[str, Iterable[BindingType]]], keymap: Mapping[str, str]
-) -> RenderableType:
+def help_text(app_bindings: Iterable[BindingType], keymap: Mapping[str, str]) -> RenderableType:
+    """Every key by where it works (as ``keymap`` maps it), the legend and the reasons."""
+    groups: list[tuple[str, Iterable[BindingType]]] = [
+        ("anywhere", app_bindings),
+        ("lists", VirtualList.BINDINGS),
+        ("memory list", MemoryList.BINDINGS),
+        ("history", EventList.BINDINGS),
+        ("learning", SourceList.BINDINGS),
+        ("recall preview", [*RecallPane.BINDINGS, *RecallList.BINDINGS]),
+        ("dialogs", ConfirmScreen.BINDINGS),
+        ("editor", CorrectScreen.BINDINGS),
+    ]
     return Group(
         Text("Keys", style="bold underline"),
         key_rows(groups, keymap),

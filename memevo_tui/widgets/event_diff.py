@@ -101,8 +101,11 @@ class EventDiff(VerticalScroll, can_focus=True):
 
     body: RenderableType = ""
     """What the pane shows for the selected event."""
+    shown: Event | CorruptRow | None = None
+    """The event it shows."""
 
     def show(self, row: Event | CorruptRow | None) -> None:
+        self.shown = row
         self.body = describe_event(row)
         self.query_one("#event-diff-body", Static).update(self.body)
         self.query_one("#event-undo-preview", Static).update("")

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Static
 
-from store import CorruptRow, Event, Memory
+from store import CorruptRow, Event, Memory, StoreError
 from store._js import iso, parse_ms
 
 from ..glyphs import STATE_MEANINGS, badge, freshness_bar, state_of
@@ -100,17 +103,88 @@ def describe_events(events: Sequence[Event | CorruptRow]) -> Text:
     return out
 
 
+Row = Memory | CorruptRow
+EventRow = Event | CorruptRow
+EventLoader = Callable[[str], Awaitable[Sequence[EventRow]]]
+
+
 class MemoryDetail(VerticalScroll, can_focus=True):
-    """Scrollable details of one record, then its own events."""
+    """Scrollable details of one record, then its own events.
+
+    ``follow`` keeps it on a list's highlighted row: the list redraws at once and
+    the pane catches up when the cursor rests, so holding j costs one list line
+    per row and nothing more.
+    """
+
+    DELAY = 0.03
+    """Seconds the cursor must rest before the pane follows it."""
+
+    class EventsLoaded(Message):
+        """A record's own events arrived (posted by the pane to itself)."""
+
+        bubble = False
+
+        def __init__(self, memory_id: str, events: Sequence[EventRow] | None) -> None:
+            super().__init__()
+            self.memory_id = memory_id
+            self.events = events
+            """None: they could not be read."""
+
+    def __init__(self, *, load_events: EventLoader | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._load_events = load_events
+        self._timer: Timer | None = None
+        self._wanted: Row | None = None
+        self.shown: Row | None = None
+        """The row the pane shows."""
+        self.events_for: str | None = None
+        """The id of the record whose events were last fetched (shown, or unreadable)."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-body")
         yield Static(id="detail-events")
 
-    def show(self, row: Memory | CorruptRow | None) -> None:
+    def follow(self, row: Row | None) -> None:
+        """Show ``row`` once the cursor rests on it."""
+        self._wanted = row
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(self.DELAY, self._catch_up)
+
+    def _catch_up(self) -> None:
+        self._timer = None
+        row = self._wanted  # the latest row asked for, never a stale one
+        self.show(row)
+        if isinstance(row, Memory) and self._load_events is not None:
+            self._fetch_events(row.id)
+
+    @work(exclusive=True, group="record-events", exit_on_error=False)
+    async def _fetch_events(self, memory_id: str) -> None:
+        assert self._load_events is not None
+        try:
+            events: Sequence[EventRow] | None = await self._load_events(memory_id)
+        except StoreError:
+            events = None
+        self.post_message(self.EventsLoaded(memory_id, events))
+
+    def on_memory_detail_events_loaded(self, message: EventsLoaded) -> None:
+        if self.shown is not None and self.shown.id == message.memory_id:
+            self.events_for = message.memory_id
+            if message.events is not None:
+                self.show_events(message.events)
+
+    def caught_up_with(self, row: Row | None) -> bool:
+        """True when the pane shows ``row`` in full: its fields, then its events."""
+        if self._timer is not None or self.shown is not row:
+            return False
+        return not isinstance(row, Memory) or self._load_events is None or self.events_for == row.id
+
+    def show(self, row: Row | None) -> None:
+        self.shown = self._wanted = row
+        self.events_for = None
         self.query_one("#detail-body", Static).update(describe(row))
         self.query_one("#detail-events", Static).update("")
         self.scroll_home(animate=False)
 
-    def show_events(self, events: Sequence[Event | CorruptRow]) -> None:
+    def show_events(self, events: Sequence[EventRow]) -> None:
         self.query_one("#detail-events", Static).update(describe_events(events))

@@ -1,7 +1,7 @@
 """The recall preview: type a prompt, see what pi would inject for it now, and why.
 
-The pane shows results; the app computes them (in a worker, over the loaded
-records) when the pane asks with ``PromptChanged``.
+The pane shows results; the Recall view computes them (in a worker, over the
+loaded records) when the pane asks with ``PromptChanged``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from store._js import utf8_len
@@ -32,6 +31,7 @@ from store.recall import (
 
 from ..glyphs import STATE_MEANINGS, badge
 from ..text import one_line, visible
+from .debounced_input import DebouncedInput
 from .recall_list import RecallList
 
 PURPOSES: dict[Purpose, str] = {
@@ -184,7 +184,7 @@ class RecallPane(Vertical):
     DEBOUNCE = 0.12
 
     class PromptChanged(Message):
-        """The prompt or the purpose changed: the app should evaluate it."""
+        """The prompt or the purpose changed: the view should evaluate it."""
 
         def __init__(
             self, pane: RecallPane, prompt: str, purpose: Purpose, turns: tuple[str, ...]
@@ -206,11 +206,14 @@ class RecallPane(Vertical):
         self.digest: Sequence[DigestLine] = ()
         self.turns: list[str] = []
         """Earlier user turns, oldest first (injection only: search has no history)."""
-        self._timer: Timer | None = None
+        self._asked: tuple[str, Purpose, tuple[str, ...]] | None = None
+        self._explained: Candidate | None = None
 
     def compose(self) -> ComposeResult:
-        yield Input(
-            placeholder="a prompt: what would pi inject for it right now?", id="recall-input"
+        yield DebouncedInput(
+            delay=self.DEBOUNCE,
+            placeholder="a prompt: what would pi inject for it right now?",
+            id="recall-input",
         )
         yield Static(summary(None, self.purpose, False), id="recall-summary", markup=False)
         with Horizontal(id="recall-main", classes="split"):
@@ -222,11 +225,27 @@ class RecallPane(Vertical):
     def prompt(self) -> str:
         return self.query_one("#recall-input", Input).value
 
-    def on_input_changed(self, event: Input.Changed) -> None:
+    def _question(self) -> tuple[str, Purpose, tuple[str, ...]]:
+        turns = tuple(self.turns) if self.purpose == "inject" else ()
+        return self.prompt, self.purpose, turns
+
+    @property
+    def waiting(self) -> bool:
+        """True from a question until its answer, and its explanation, are on screen."""
+        recall_list = self.query_one(RecallList)
+        return (
+            self.query_one(DebouncedInput).pending
+            or (self._asked is not None and self._asked != self._answered())
+            or self._explained is not recall_list.highlighted
+        )
+
+    def _answered(self) -> tuple[str, Purpose, tuple[str, ...]] | None:
+        r = self.result
+        return None if r is None else (r.prompt, r.purpose, r.turns)
+
+    def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
         event.stop()
-        if self._timer is not None:
-            self._timer.stop()
-        self._timer = self.set_timer(self.DEBOUNCE, self.ask)
+        self.ask()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -234,12 +253,10 @@ class RecallPane(Vertical):
         self.screen.set_focus(self.query_one(RecallList))
 
     def ask(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+        self.query_one(DebouncedInput).cancel()
         self.query_one("#recall-summary", Static).update(summary(None, self.purpose, True))
-        turns = tuple(self.turns) if self.purpose == "inject" else ()
-        self.post_message(self.PromptChanged(self, self.prompt, self.purpose, turns))
+        prompt, purpose, turns = self._asked = self._question()
+        self.post_message(self.PromptChanged(self, prompt, purpose, turns))
 
     def explain_search(self, query: str) -> None:
         """Show why ``/memory search`` returns what it does for ``query``."""
@@ -272,11 +289,7 @@ class RecallPane(Vertical):
 
     def show(self, result: Recall, lines: Sequence[DigestLine] = ()) -> list[str]:
         """Display a result; returns a line per record whose outcome changed since the last."""
-        if (
-            result.prompt != self.prompt
-            or result.purpose != self.purpose
-            or result.turns != (tuple(self.turns) if self.purpose == "inject" else ())
-        ):
+        if (result.prompt, result.purpose, result.turns) != self._question():
             return []  # an older answer arrived after a newer question
         previous = self.result
         self.result = result
@@ -290,10 +303,18 @@ class RecallPane(Vertical):
             if not result.prompt.strip()
             else "No record shares a word with this prompt."
         )
-        recall_list.set_rows(rows)
+        # A new question starts at the top; the same one asked again (after a change)
+        # keeps the highlighted record, wherever it moved.
+        same = previous is not None and (previous.prompt, previous.purpose, previous.turns) == (
+            result.prompt,
+            result.purpose,
+            result.turns,
+        )
+        recall_list.set_rows(rows, top=not same)
         self.query_one("#recall-summary", Static).update(
             summary(result, self.purpose, False, lines)
         )
+        self._explained = recall_list.highlighted
         self.query_one("#recall-explain", Static).update(
             explain(result, recall_list.highlighted, lines)
         )
@@ -302,6 +323,7 @@ class RecallPane(Vertical):
         return _changes(previous, result)
 
     def on_recall_list_highlighted(self, message: RecallList.Highlighted) -> None:
+        self._explained = message.row
         self.query_one("#recall-explain", Static).update(
             explain(self.result, message.row, self.digest)
         )

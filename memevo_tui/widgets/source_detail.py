@@ -82,6 +82,8 @@ def describe_source(
 
 class SourceDetail(VerticalScroll, can_focus=True):
     body: RenderableType = ""
+    shown: Source | CorruptRow | None = None
+    """The source it shows."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="source-detail-body")
@@ -92,5 +94,6 @@ class SourceDetail(VerticalScroll, can_focus=True):
         calls: Sequence[ModelCall] = (),
         events: Sequence[Event | CorruptRow] = (),
     ) -> None:
+        self.shown = source
         self.body = describe_source(source, calls, events)
         self.query_one("#source-detail-body", Static).update(self.body)

@@ -130,16 +130,16 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
 
     # ---------------------------------------------------------------- data
 
-    def set_rows(self, rows: Sequence[T], keep: str | None = None) -> None:
+    def set_rows(self, rows: Sequence[T], keep: str | None = None, *, top: bool = False) -> None:
         """Replace the rows; the cursor stays on the row with key ``keep`` (default:
-        the highlighted one), else on the same index."""
+        the highlighted one), else on the same index; with ``top``, it goes to the first."""
         current = self.highlighted
         keep_key = keep if keep is not None else (self.row_key(current) if current else None)
         self.rows = list(rows)
         self._cache.clear()
         self.virtual_size = Size(0, len(self.rows) + 1)
-        index = self.cursor
-        if keep_key is not None:
+        index = 0 if top else self.cursor
+        if keep_key is not None and not top:
             index = next((i for i, r in enumerate(self.rows) if self.row_key(r) == keep_key), index)
         self.cursor = max(0, min(index, len(self.rows) - 1))
         self.refresh()

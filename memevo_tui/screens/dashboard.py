@@ -1,0 +1,221 @@
+"""The main screen: the five views in tabs, the status line, and the keys between them.
+
+It switches views, carries requests from one view to another (curate this
+search result, undo this event, show this record, show this source's records)
+and draws the status line. The views never reach into one another.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, Header, TabbedContent, TabPane
+
+from ..messages import ReloadWanted, StateChanged, StatusChanged, UndoRequested
+from ..state import Change, DashboardState, LiveChanged, LiveToggled
+from ..views.base import BaseView
+from ..views.history import HistoryView
+from ..views.learning import LearningView
+from ..views.memories import MemoriesView
+from ..views.recall import RecallView
+from ..views.search import SearchView
+from ..widgets.memory_list import MemoryList
+from ..widgets.recall_list import RecallList
+from ..widgets.source_list import SourceList
+from ..widgets.status_line import StatusLine
+
+
+def _b(
+    key: str,
+    action: str,
+    text: str,
+    id: str,
+    tip: str,
+    *,
+    show: bool = True,
+    key_display: str | None = None,
+) -> Binding:
+    return Binding(key, action, text, show=show, key_display=key_display, id=id, tooltip=tip)
+
+
+class Dashboard(Screen[None]):
+    """The dashboard: Memories, History, Learning, Search and Recall."""
+
+    NARROW = 110
+    """Below this many columns the detail panes stack under their lists."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # The App's own actions come first: they work in every view.
+        _b("q", "app.quit", "Quit", "app.quit", "Quit memevo-tui"),
+        _b("question_mark", "app.help", "Help", "app.help",
+           "This help: keys, states, filter syntax", key_display="?"),
+        _b("slash", "filter", "Filter", "app.filter", "Filter the memory list as you type",
+           key_display="/"),
+        _b("a", "toggle_hidden", "All", "app.toggle_hidden",
+           "Show or hide forgotten and conflicted records"),
+        _b("o", "cycle_sort", "Sort", "app.sort", "Sort by the next column"),
+        _b("O", "reverse_sort", "Reverse", "app.reverse_sort", "Reverse the sort order",
+           show=False),
+        _b("m", "show_tab('memories')", "Memories", "app.memories", "Show the memory list",
+           show=False),
+        _b("h", "show_tab('history')", "History", "app.history", "Show the event history"),
+        _b("s", "show_tab('search')", "Search", "app.search", "Search like /memory search"),
+        _b("i", "show_tab('recall')", "Recall", "app.recall",
+           "Recall preview: what pi would inject for a prompt, and why"),
+        _b("l", "show_tab('learning')", "Learning", "app.learning",
+           "Show the learning queue and its model calls"),
+        _b("space", "app.toggle_live", "Live", "app.live", "Pause or resume live updates",
+           key_display="space"),
+        _b("ctrl+r", "app.reload", "Reload", "app.reload", "Reload everything from the store",
+           show=False),
+        _b("escape", "escape", "Back", "app.escape",
+           "Leave the filter or search box; clear a conflict mark", show=False),
+        _b("tab", "app.focus_next", "Next pane", "app.focus_next", "Next pane", show=False),
+        _b("shift+tab", "app.focus_previous", "Previous pane", "app.focus_prev",
+           "Previous pane", show=False),
+    ]  # fmt: skip
+
+    def __init__(self, state: DashboardState) -> None:
+        super().__init__()
+        self.state = state
+
+    def compose(self) -> ComposeResult:
+        state = self.state
+        yield Header()
+        with TabbedContent(id="tabs", initial="memories"):
+            with TabPane("Memories", id="memories"):
+                yield MemoriesView(state)
+            with TabPane("History", id="history"):
+                yield HistoryView(state)
+            with TabPane("Learning", id="learning"):
+                yield LearningView(state)
+            with TabPane("Search", id="search"):
+                yield SearchView(state)
+            with TabPane("Recall", id="recall"):
+                yield RecallView(state)
+        yield StatusLine(id="status-line")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._narrow(self.app.size.width)
+
+        def tell(change: Change) -> None:
+            self.post_message(StateChanged(change))
+
+        self.state.subscribe(tell)
+        self.memories.active = True
+        self.memories.focus_default()
+        self.update_status()
+        self.post_message(ReloadWanted())  # the first read, now that every view listens
+
+    def _narrow(self, width: int) -> None:
+        for split in self.query(".split, LearningStatus"):
+            split.set_class(width < self.NARROW, "-narrow")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._narrow(event.size.width)
+
+    @property
+    def views(self) -> dict[str, BaseView]:
+        """The views by tab id."""
+        return {pane.id or "": pane.query_one(BaseView) for pane in self.query(TabPane)}
+
+    @property
+    def memories(self) -> MemoriesView:
+        return self.query_one(MemoriesView)
+
+    @property
+    def active(self) -> str:
+        return self.query_one("#tabs", TabbedContent).active
+
+    # ------------------------------------------------------------ switching views
+
+    def action_show_tab(self, tab: str) -> None:
+        search = self.query_one(SearchView).query_text
+        if tab == "recall" and self.active == "search" and search.strip():
+            self.query_one(RecallView).explain_search(search)  # from a search, explain it
+        self.query_one("#tabs", TabbedContent).active = tab
+        self.views[tab].focus_default()
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        views = self.views
+        for tab, view in views.items():
+            view.active = tab == event.pane.id
+        views[event.pane.id or ""].activated()
+
+    def action_escape(self) -> None:
+        if not self.memories.leave():  # a conflict mark is cleared from any view
+            self.views[self.active].leave()
+
+    # ------------------------------------------------------------ the memory list, anywhere
+
+    def action_filter(self) -> None:
+        self.action_show_tab("memories")
+        self.memories.focus_filter()
+
+    def action_clear_filter(self) -> None:
+        self.memories.clear_filter()
+
+    def action_toggle_hidden(self) -> None:
+        self.memories.toggle_hidden()
+
+    def action_cycle_sort(self) -> None:
+        self.memories.cycle_sort()
+
+    def action_sort_by(self, key: str) -> None:
+        self.memories.sort_by(key)
+
+    def action_reverse_sort(self) -> None:
+        self.memories.reverse_sort()
+
+    def action_curate(self, verb: str) -> None:
+        """A curation verb from the palette, on the record highlighted in Memories or Search."""
+        memories = self.memories
+        if self.active == "search":
+            memories.curate(self.query_one(SearchView).highlighted, verb)
+        else:
+            memories.curate(memories.memory_list.highlighted, verb)
+
+    # ------------------------------------------------------------ requests between views
+
+    def on_memory_list_curation_requested(self, message: MemoryList.CurationRequested) -> None:
+        self.memories.curate(message.row, message.verb)  # from the search results
+
+    def on_undo_requested(self, message: UndoRequested) -> None:
+        self.memories.undo_event(message.event_id, message.what)
+
+    def on_source_list_open_requested(self, message: SourceList.OpenRequested) -> None:
+        self.memories.show_query(f"src:{message.source_id}", show_hidden=True)
+        self.action_show_tab("memories")
+
+    def on_recall_list_goto_requested(self, message: RecallList.GotoRequested) -> None:
+        """Show the record in the memory list, clearing what hides it."""
+        if not self.memories.reveal(message.memory_id):
+            return
+        self.action_show_tab("memories")
+        self.notify(
+            "p pins, e corrects, r resolves, 3 marks accurate; i returns to the preview, "
+            "which re-runs after every change",
+            title=f"Showing {message.memory_id}",
+        )
+
+    # ------------------------------------------------------------ the status line
+
+    def on_state_changed(self, message: StateChanged) -> None:
+        if isinstance(message.change, LiveChanged | LiveToggled):
+            self.update_status()
+
+    def on_status_changed(self, message: StatusChanged) -> None:
+        self.update_status()
+
+    def update_status(self) -> None:
+        state = self.state
+        parts = self.memories.status_parts()
+        if state.read_only:
+            parts.append(f"READ-ONLY: {state.read_only_reason}")
+        parts += self.query_one(LearningView).status_parts()
+        self.query_one(StatusLine).show(parts, live=state.live, last_change=state.last_change)

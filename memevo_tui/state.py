@@ -1,0 +1,297 @@
+"""The dashboard's shared state: one typed object every view reads. No Textual here.
+
+It holds the open store, the loaded rows, the memory list's settings (filter
+and sort), the recall index and what the live poller has seen. It changes only
+on the UI thread, through the methods below, and tells its subscribers what
+changed with one of the ``Change`` values; each view turns that into a
+message to itself (``messages.StateChanged``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from store import Clock, CorruptRow, Event, Memory, MemoryLoad, MemoryStore, system_clock
+from store.recall import Purpose, Recall, RecallIndex
+
+from .view import View
+
+Row = Memory | CorruptRow
+EventRow = Event | CorruptRow
+FirstPage = Callable[[MemoryLoad, int], Awaitable[None]]
+
+FIRST_PAGE_THRESHOLD = 5_000
+"""Above this many rows, a first screenful is shown before the rest is parsed."""
+FIRST_PAGE = 400
+
+
+@dataclass(frozen=True, slots=True)
+class Reloaded:
+    """Every row was replaced by a read of the store (``partial``: a first screenful)."""
+
+    partial: bool
+    total: int
+    corrupt: int
+
+
+@dataclass(frozen=True, slots=True)
+class OwnWrite:
+    """A write of ours committed; these are the records it changed, as stored now."""
+
+    rows: tuple[Row, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LiveChanged:
+    """Another connection committed: the events it added and the records they touched.
+
+    ``full``: the rows were re-read whole (small stores), not only these."""
+
+    events: tuple[EventRow, ...]
+    rows: tuple[Row, ...]
+    full: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """The store could not be opened or read."""
+
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class LiveToggled:
+    live: bool
+
+
+Change = Reloaded | OwnWrite | LiveChanged | Failed | LiveToggled
+Listener = Callable[[Change], None]
+
+
+class DashboardState:
+    """What the views share, and the only place it changes."""
+
+    def __init__(
+        self,
+        db_path: Path,
+        *,
+        read_only: bool = False,
+        clock: Clock = system_clock,
+        new_id: Callable[[], str] | None = None,
+    ) -> None:
+        self.db_path = db_path
+        self.read_only_requested = read_only
+        self.clock = clock
+        self.new_id = new_id
+        self.store: MemoryStore | None = None
+        self.rows: list[Row] = []
+        """Every loaded row: corrupt ones first, then the records in store order."""
+        self.total = 0
+        self.partial = False
+        self.loaded = False
+        """True once every row has been read (not only a first screenful)."""
+        self.corrupt = 0
+        self.failure: str | None = None
+        self.view = View()
+        """The memory list's filter, sort and hidden-record setting."""
+        self.haystacks: dict[str, str] = {}
+        """Lower-cased filter text per record id, built as the filter needs it."""
+        self.live = True
+        self.last_rowid = 0
+        """The newest event this dashboard has seen."""
+        self.last_change: float | None = None
+        """When the poller last saw another connection commit."""
+        self._listeners: list[Listener] = []
+        self._full_loads = 0
+        self._changed: dict[str, Row] = {}  # rows changed in place since the index was built
+        self._index: tuple[RecallIndex, int] | None = None
+
+    # ------------------------------------------------------------ subscribing
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` with every change; returns the function that unsubscribes."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def _tell(self, change: Change) -> None:
+        for listener in list(self._listeners):
+            listener(change)
+
+    # ------------------------------------------------------------ the store
+
+    @property
+    def read_only(self) -> bool:
+        return self.store is not None and self.store.read_only
+
+    @property
+    def read_only_reason(self) -> str:
+        return self.store.read_only_reason if self.store is not None else ""
+
+    async def open(self) -> MemoryStore:
+        """The open store, opening it on first use (raises ``StoreError``)."""
+        if self.store is None:
+            self.store = await MemoryStore.open(
+                self.db_path,
+                read_only=self.read_only_requested,
+                clock=self.clock,
+                new_id=self.new_id,
+            )
+        return self.store
+
+    async def read(self, first_page: FirstPage) -> tuple[MemoryLoad, int]:
+        """Read every row; returns them and the newest event's rowid (raises ``StoreError``).
+
+        A big store hands a first screenful (and the total) to ``first_page``, which
+        returns once it is on screen, before the rest is parsed.
+        """
+        store = await self.open()
+        total = await store.memory_count()
+        if total > FIRST_PAGE_THRESHOLD:
+            await first_page(await store.recent_memories(FIRST_PAGE), total)
+        last_rowid = await store.last_event_rowid()
+        await store.changed()  # the change signal's baseline is this read
+        return await store.load_memories(yield_every=2_000), last_rowid
+
+    async def close(self) -> None:
+        store, self.store = self.store, None
+        if store is not None:
+            await store.close()
+
+    async def record_events(self, memory_id: str) -> Sequence[EventRow]:
+        """One record's own events, newest first (for a detail pane)."""
+        store = self.store
+        if store is None:
+            return []
+        return await store.events(memory_id=memory_id, limit=50)
+
+    def find(self, memory_id: str) -> Row | None:
+        return next((r for r in self.rows if r.id == memory_id), None)
+
+    # ------------------------------------------------------------ changes
+
+    def _replace_all(self, load: MemoryLoad) -> None:
+        self.rows = [*load.corrupt, *load.memories]
+        self.corrupt = len(load.corrupt)
+        self._full_loads += 1
+        self._changed.clear()
+        self.haystacks.clear()
+
+    def replace(self, load: MemoryLoad, *, partial: bool, total: int, last_rowid: int) -> None:
+        """A read of every row (or of a first screenful, ``partial``) finished."""
+        self._replace_all(load)
+        self.total = total
+        self.partial = partial
+        self.failure = None
+        if not partial:
+            self.loaded = True
+            self.last_rowid = max(self.last_rowid, last_rowid)
+            # The loaded records live as long as the view: keep the cycle collector
+            # from rescanning them on every full collection (a pause per keypress
+            # at 100,000 rows otherwise). They are still freed when replaced.
+            gc.freeze()
+        self._tell(Reloaded(partial, total, self.corrupt))
+
+    def _put(self, rows: Sequence[Row]) -> None:
+        changed = {r.id: r for r in rows}
+        self.rows = [changed.pop(r.id, r) for r in self.rows] + list(changed.values())
+        self._changed.update((r.id, r) for r in rows)
+        for memory_id in (r.id for r in rows):
+            self.haystacks.pop(memory_id, None)
+        self.total = len(self.rows)
+
+    def written(self, rows: Sequence[Row]) -> None:
+        """A write of ours committed: put the changed records in place."""
+        self._put(rows)
+        self._tell(OwnWrite(tuple(rows)))
+
+    def live_changed(
+        self,
+        events: Sequence[EventRow],
+        rows: Sequence[Row],
+        at: float,
+        full: MemoryLoad | None = None,
+    ) -> None:
+        """Another connection committed (see ``live.ChangePoller``)."""
+        self.last_change = at
+        rowids = [e.rowid for e in events if isinstance(e, Event)]
+        if rowids:
+            self.last_rowid = max(self.last_rowid, *rowids)
+        if full is not None:
+            self._replace_all(full)
+            self.total = len(self.rows)
+        else:
+            self._put(rows)
+        self._tell(LiveChanged(tuple(events), tuple(rows), full is not None))
+
+    def fail(self, message: str) -> None:
+        self.failure = message
+        self._tell(Failed(message))
+
+    def set_live(self, live: bool) -> None:
+        self.live = live
+        self._tell(LiveToggled(live))
+
+    def set_view(
+        self,
+        *,
+        query: str | None = None,
+        show_hidden: bool | None = None,
+        sort: str | None = None,
+        descending: bool | None = None,
+    ) -> View:
+        """Change the memory list's settings (the memory list re-applies them)."""
+        v = self.view
+        self.view = View(
+            query=v.query if query is None else query,
+            show_hidden=v.show_hidden if show_hidden is None else show_hidden,
+            sort=v.sort if sort is None else sort,
+            descending=v.descending if descending is None else descending,
+        )
+        return self.view
+
+    # ------------------------------------------------------------ recall
+
+    async def recall_index(self) -> RecallIndex | None:
+        """The recall index of the loaded records, kept current off the UI thread.
+
+        Rows changed in place since the last build are applied to it (cheap);
+        after a wholesale reload, or when a row turned corrupt, it is rebuilt.
+        None until every row is loaded.
+        """
+        if not self.loaded:
+            return None
+        pending = dict(self._changed)
+        state = self._index
+        full_loads = self._full_loads
+        if state is not None and state[1] == full_loads and not pending:
+            return state[0]
+        if (
+            state is None
+            or state[1] != full_loads
+            or any(isinstance(r, CorruptRow) for r in pending.values())
+        ):
+            memories = [r for r in self.rows if isinstance(r, Memory)]
+            index = await asyncio.to_thread(RecallIndex, memories)
+        else:
+            rows = [r for r in pending.values() if isinstance(r, Memory)]
+            index = await asyncio.to_thread(state[0].updated, rows)
+        for memory_id, row in pending.items():
+            if self._changed.get(memory_id) is row:
+                del self._changed[memory_id]
+        self._index = (index, full_loads)
+        gc.freeze()  # long-lived, like the records: keep full collections short
+        return index
+
+    async def recall(self, prompt: str, purpose: Purpose, turns: Sequence[str] = ()) -> Recall:
+        """The recall pipeline over the loaded records (raises ``StoreError``)."""
+        index = await self.recall_index()
+        if index is None:  # still loading: ask the store directly
+            store = await self.open()
+            return await store.recall(prompt, purpose=purpose, recent_user_turns=turns)
+        return await asyncio.to_thread(
+            index.recall, prompt, purpose=purpose, recent_user_turns=turns
+        )

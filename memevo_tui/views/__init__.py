@@ -1,0 +1,1 @@
+"""The dashboard's views: one module each, independent of one another."""

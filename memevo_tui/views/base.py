@@ -1,0 +1,87 @@
+"""What every view shares: the state it reads, how it hears of changes, and its hooks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from textual.containers import Vertical
+from textual.widget import Widget
+from textual.worker import WorkerState
+
+from ..messages import StateChanged
+from ..state import Change, DashboardState
+
+IN_FLIGHT = (WorkerState.PENDING, WorkerState.RUNNING)
+
+
+class BaseView(Vertical):
+    """A container that composes one view's widgets and owns its keys and workers.
+
+    Subclasses override the hooks: ``state_changed`` (the shared state changed),
+    ``activated`` (its tab was shown), ``leave`` (esc), ``status_parts`` (its
+    part of the status line) and ``busy`` (work in flight, for tests that wait).
+    """
+
+    FOCUS: ClassVar[str] = ""
+    """Selector of the widget that takes focus when the view is shown."""
+
+    def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.state = state
+        self.active = False
+        """True while the view's tab is shown (the App sets it)."""
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def on_mount(self) -> None:
+        def tell(change: Change) -> None:
+            self.post_message(StateChanged(change))
+
+        self._unsubscribe = self.state.subscribe(tell)
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def on_state_changed(self, message: StateChanged) -> None:
+        if self.is_attached:
+            self.state_changed(message.change)
+
+    # ------------------------------------------------------------ hooks
+
+    def state_changed(self, change: Change) -> None:
+        """React to a change of the shared state."""
+
+    def activated(self) -> None:
+        """The view's tab was just shown."""
+
+    def leave(self) -> bool:
+        """esc: leave a text box or cancel a pending step; False when there was none."""
+        return False
+
+    def status_parts(self) -> list[str]:
+        """This view's part of the status line."""
+        return []
+
+    @property
+    def busy(self) -> bool:
+        """True while a worker of this view or of one of its widgets is in flight."""
+        return any(
+            w.state in IN_FLIGHT and (w.node is self or self in w.node.ancestors)
+            for w in self.app.workers
+        )
+
+    # ------------------------------------------------------------ helpers
+
+    def focus_now(self, widget: Widget) -> None:
+        """Move focus before the next queued key is handled.
+
+        ``Widget.focus()`` defers the change, so keys typed (or pasted) right
+        after ``/`` would still reach the list and run its single-key actions.
+        """
+        self.screen.set_focus(widget)
+
+    def focus_default(self) -> None:
+        if self.FOCUS:
+            self.focus_now(self.query_one(self.FOCUS))

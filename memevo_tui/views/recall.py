@@ -1,0 +1,79 @@
+"""The Recall view: what pi would inject for a prompt right now, and why not the rest.
+
+The pane (``widgets/recall_pane.py``) shows it; this view computes it over the
+loaded records and re-runs it after every change, by you or by pi. ``enter``
+on a record asks the App to show it in the memory list.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from textual import work
+from textual.app import ComposeResult
+from textual.message import Message
+
+from store import StoreError
+from store.recall import DigestLine, Purpose, Recall, digest
+
+from ..messages import StoreFailed
+from ..state import Change, LiveChanged, OwnWrite
+from ..widgets.recall_pane import RecallPane
+from .base import BaseView
+
+
+class RecallView(BaseView):
+    """The recall preview."""
+
+    FOCUS = "#recall-input"
+
+    @dataclass
+    class Computed(Message):
+        """A recall evaluation finished (``rerun``: after the records changed)."""
+
+        result: Recall
+        digest: Sequence[DigestLine]
+        rerun: bool
+
+    def compose(self) -> ComposeResult:
+        yield RecallPane(id="recall-pane")
+
+    @property
+    def busy(self) -> bool:
+        return super().busy or self.query_one(RecallPane).waiting
+
+    def state_changed(self, change: Change) -> None:
+        if isinstance(change, OwnWrite) or (
+            isinstance(change, LiveChanged) and (change.rows or change.full)
+        ):
+            pane = self.query_one(RecallPane)
+            if pane.prompt.strip():
+                turns = tuple(pane.turns) if pane.purpose == "inject" else ()
+                self.run_recall(pane.prompt, pane.purpose, turns, rerun=True)
+
+    def explain_search(self, query: str) -> None:
+        """Show why ``/memory search`` returns what it does for ``query``."""
+        self.query_one(RecallPane).explain_search(query)
+
+    def on_recall_pane_prompt_changed(self, message: RecallPane.PromptChanged) -> None:
+        message.stop()
+        self.run_recall(message.prompt, message.purpose, message.turns)
+
+    @work(exclusive=True, group="recall", exit_on_error=False)
+    async def run_recall(
+        self, prompt: str, purpose: Purpose, turns: Sequence[str] = (), rerun: bool = False
+    ) -> None:
+        try:
+            result = await self.state.recall(prompt, purpose, turns)
+            lines = await asyncio.to_thread(digest, result) if purpose == "inject" else ()
+        except StoreError as exc:
+            self.post_message(StoreFailed(str(exc)))
+            return
+        self.post_message(self.Computed(result, lines, rerun))
+
+    def on_recall_view_computed(self, message: Computed) -> None:
+        changes = self.query_one(RecallPane).show(message.result, message.digest)
+        if message.rerun and changes:
+            self.notify("\n".join(changes[:4]), title="Recall preview changed", timeout=8)

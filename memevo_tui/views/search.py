@@ -1,0 +1,125 @@
+"""The Search view: ``/memory search`` as pi runs it, over the loaded records.
+
+Curation keys on a result are handled by the Memories view, through the App.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import Input
+
+from store import StoreError
+from store.recall import Recall
+
+from ..messages import StoreFailed
+from ..state import Change, DashboardState, LiveChanged, OwnWrite, Row
+from ..text import one_line
+from ..widgets.debounced_input import DebouncedInput
+from ..widgets.memory_detail import MemoryDetail
+from ..widgets.memory_list import MemoryList
+from .base import BaseView
+
+
+class SearchView(BaseView):
+    """A query box, the results in pi's order, and the highlighted result in full."""
+
+    FOCUS = "#search-input"
+    DELAY = 0.15
+    """Seconds of typing pause before the search runs."""
+
+    @dataclass
+    class Results(Message):
+        """A search finished."""
+
+        result: Recall
+
+    def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self._shown = ""  # the query whose results are on screen
+
+    def compose(self) -> ComposeResult:
+        yield DebouncedInput(
+            delay=self.DELAY, placeholder="search memories (dormant included)", id="search-input"
+        )
+        with Horizontal(id="search-main", classes="split"):
+            yield MemoryList(id="search-results")
+            yield MemoryDetail(id="search-detail", load_events=self.state.record_events)
+
+    def on_mount(self) -> None:
+        results = self.query_one(MemoryList)
+        results.empty_text = "Type a query above."
+        results.sort_key = None  # results come in relevance order
+
+    @property
+    def query_text(self) -> str:
+        return self.query_one("#search-input", Input).value
+
+    @property
+    def highlighted(self) -> Row | None:
+        return self.query_one(MemoryList).highlighted
+
+    @property
+    def busy(self) -> bool:
+        box, detail = self.query_one(DebouncedInput), self.query_one(MemoryDetail)
+        results = self.query_one(MemoryList)
+        return (
+            super().busy
+            or box.pending
+            or self._shown != self.query_text
+            or not detail.caught_up_with(results.highlighted)
+        )
+
+    def state_changed(self, change: Change) -> None:
+        if isinstance(change, OwnWrite | LiveChanged):
+            results = self.query_one(MemoryList)
+            for row in change.rows:
+                results.replace_row(row.id, row)
+            if (isinstance(change, OwnWrite) or change.rows or change.full) and (
+                self.query_text.strip()
+            ):
+                self.run_search(self.query_text)
+
+    def leave(self) -> bool:
+        if self.query_one("#search-input", Input).has_focus:
+            self.focus_now(self.query_one(MemoryList))
+            return True
+        return False
+
+    def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
+        event.stop()
+        self.run_search(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.run_search(event.value)
+        self.focus_now(self.query_one(MemoryList))
+
+    @work(exclusive=True, group="search", exit_on_error=False)
+    async def run_search(self, query: str) -> None:
+        try:
+            result = await self.state.recall(query, "search")
+        except StoreError as exc:
+            self.post_message(StoreFailed(str(exc)))
+            return
+        self.post_message(self.Results(result))
+
+    def on_search_view_results(self, message: Results) -> None:
+        result = message.result
+        same = result.prompt == self._shown  # asked again after a change: keep the record
+        self._shown = result.prompt
+        results = self.query_one(MemoryList)
+        results.empty_text = (
+            f"Nothing matches {one_line(result.prompt, 60)!r} (see i for why)."
+            if result.prompt.strip()
+            else "Type a query above."
+        )
+        results.set_rows(result.memories, top=not same)
+
+    def on_memory_list_highlighted(self, message: MemoryList.Highlighted) -> None:
+        message.stop()
+        self.query_one(MemoryDetail).follow(message.row)
