@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -12,6 +13,7 @@ import aiosqlite
 
 from ._js import iso
 from .clock import Clock
+from .errors import translate
 
 IdFactory = Callable[[], str]
 
@@ -30,6 +32,7 @@ class StoreBase:
         schema: str,
         clock: Clock,
         new_id: IdFactory,
+        on_close: Callable[[], None] | None = None,
     ) -> None:
         self._db = db
         self.path = path
@@ -40,9 +43,17 @@ class StoreBase:
         self._new_id = new_id
         self._lock = asyncio.Lock()
         self._data_version: int | None = None
+        self._on_close = on_close
 
     async def close(self) -> None:
-        await self._db.close()
+        try:
+            await self._db.close()
+        except (sqlite3.Error, OSError, ValueError):
+            pass  # nothing is pending: every write committed or rolled back already
+        finally:
+            if self._on_close is not None:
+                self._on_close()
+                self._on_close = None
 
     async def __aenter__(self) -> Self:
         return self
@@ -58,8 +69,12 @@ class StoreBase:
 
     @asynccontextmanager
     async def _reading(self) -> AsyncIterator[aiosqlite.Connection]:
+        """The connection, for reads; an SQLite or OS error leaves as a ``StoreError``."""
         async with self._lock:
-            yield self._db
+            try:
+                yield self._db
+            except (sqlite3.Error, OSError) as exc:
+                raise translate(exc, self.path) from exc
 
     async def query(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run one read-only query and return its rows (for reports built on the store)."""

@@ -1,26 +1,36 @@
 """Opening a store (§1.2): the file checks, the schema gate and the connection.
 
 Nothing here creates, migrates or imports anything; the schema is read on a
-read-only connection before a writable one is ever made.
+read-only connection before a writable one is ever made. Every failure leaves as
+a ``CannotOpen`` (or another ``StoreError``) with a one-line reason.
+
+A store in a directory it cannot write to is still read, exactly: SQLite needs a
+``-shm`` file beside a WAL database, so when none can be created the file is
+opened ``immutable`` (nothing can be writing it there), or, when it has an
+unapplied write-ahead log, a private snapshot copy of it is read instead.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import stat
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
 import aiosqlite
 
-from .errors import CannotOpen, MissingStore, UnsupportedSchema
+from .errors import CannotOpen, MissingStore, NotAStore, UnsupportedSchema, translate
 
 SUPPORTED_SCHEMAS = ("2", "3", "4", "5", "6", "7")
 WRITABLE_SCHEMA = "7"
 BUSY_TIMEOUT_MS = 5000
 REQUIRED_TABLES = ("metadata", "memories", "events", "sources", "blocked")
+_NEEDS_A_WRITABLE_DIRECTORY = (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN)
 
 
 def check_store_file(path: Path) -> os.stat_result:
@@ -45,45 +55,49 @@ def check_store_file(path: Path) -> os.stat_result:
     return st
 
 
-async def connect(path: Path, *, read_only: bool) -> aiosqlite.Connection:
+async def connect(path: Path, *, read_only: bool, immutable: bool = False) -> aiosqlite.Connection:
     """One connection in autocommit mode (transactions are explicit), with the busy timeout."""
-    mode = "ro" if read_only else "rw"
-    uri = f"file:{quote(str(path.resolve()))}?mode={mode}"
+    uri = f"file:{quote(str(path.resolve()))}?mode={'ro' if read_only else 'rw'}"
+    if immutable:
+        uri += "&immutable=1"
     try:
         db = await aiosqlite.connect(uri, uri=True, isolation_level=None)
-    except sqlite3.Error as exc:
-        raise CannotOpen(f"Cannot open {path}: {exc}") from None
+    except (sqlite3.Error, OSError) as exc:
+        raise translate(exc, path) from exc
     try:
         await db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    except BaseException:
+    except BaseException as exc:
         await db.close()
+        if isinstance(exc, sqlite3.Error | OSError):
+            raise translate(exc, path) from exc
         raise
     return db
 
 
-async def check_schema(path: Path) -> str:
-    """The version gate of §1.2 step 7, on a read-only connection: nothing is written."""
-    db = await connect(path, read_only=True)
+async def check_schema(db: aiosqlite.Connection, path: Path) -> str:
+    """The version gate of §1.2 step 7 on an open connection: reads, never writes."""
     try:
-        try:
-            rows = await (
-                await db.execute("SELECT name FROM sqlite_master WHERE type='table'")
-            ).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise CannotOpen(f"{path} is not an SQLite memory store ({exc})") from None
+        rows = await (
+            await db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        ).fetchall()
         tables = {r[0] for r in rows}
         missing = [t for t in REQUIRED_TABLES if t not in tables]
         if missing:
-            raise CannotOpen(f"{path} is not a pi memory store (no {', '.join(missing)} table)")
+            if not tables:
+                raise NotAStore(f"{path} is an empty SQLite database, not a pi memory store")
+            raise NotAStore(
+                f"{path} is an SQLite database but not a pi memory store "
+                f"(no {', '.join(missing)} table)"
+            )
         row = await (await db.execute("SELECT value FROM metadata WHERE key='schema'")).fetchone()
-        if row is None:
-            raise CannotOpen(f"{path} has no schema marker: open it in pi first")
-        version = str(row[0])
-        if version not in SUPPORTED_SCHEMAS:
-            raise UnsupportedSchema(version)
-        return version
-    finally:
-        await db.close()
+    except (sqlite3.Error, OSError) as exc:
+        raise translate(exc, path) from exc
+    if row is None:
+        raise CannotOpen(f"{path} has no schema marker: open it in pi first")
+    version = str(row[0])
+    if version not in SUPPORTED_SCHEMAS:
+        raise UnsupportedSchema(version)
+    return version
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,33 +108,96 @@ class Opened:
     read_only: bool
     read_only_reason: str
     schema: str
+    cleanup: Callable[[], None] | None = None
+    """Removes a snapshot copy when the store closes."""
+
+
+def _writable_dir(path: Path) -> bool:
+    return os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def _read_only_reason(path: Path, st: os.stat_result, asked: bool) -> str:
+    """Why the store must open read-only, or "" when it may be written."""
+    if asked:
+        return "opened with --read-only"
+    if not (st.st_mode & stat.S_IWUSR) or not os.access(path, os.W_OK):
+        return "the file is not writable"
+    if not _writable_dir(path):
+        return "its directory is not writable"
+    euid = os.geteuid() if hasattr(os, "geteuid") else None
+    if euid not in (None, 0, st.st_uid) and st.st_mode & 0o077:
+        # pi narrows the mode to 0600 on every open (§1.2 step 5): only the owner can.
+        return (
+            f"it belongs to another user (uid {st.st_uid}) and is open to others "
+            f"(mode {stat.S_IMODE(st.st_mode):o}); pi narrows it to 0600, which only its owner can"
+        )
+    return ""
+
+
+async def _open_for_reading(
+    path: Path,
+) -> tuple[aiosqlite.Connection, str, Callable[[], None] | None]:
+    """A read-only connection that has read the file's header, and a note on how it reads."""
+    db = await connect(path, read_only=True)
+    try:
+        await db.execute("SELECT 1 FROM sqlite_master LIMIT 1")
+        return db, "", None
+    except (sqlite3.Error, OSError) as exc:
+        await db.close()
+        code = getattr(exc, "sqlite_errorcode", None)
+        if _writable_dir(path) or code is None or code & 0xFF not in _NEEDS_A_WRITABLE_DIRECTORY:
+            raise translate(exc, path) from exc
+    wal = path.with_name(path.name + "-wal")
+    if not wal.exists() or wal.stat().st_size == 0:
+        db = await connect(path, read_only=True, immutable=True)
+        return db, "read as it is on disk: its directory is read-only, so no live updates", None
+    # Changes wait in the write-ahead log, which only a writable directory can apply:
+    # read a private copy of the file and its log instead.
+    snapshot = Path(tempfile.mkdtemp(prefix="memevo-snapshot-"))
+    try:
+        shutil.copyfile(path, snapshot / path.name)
+        shutil.copyfile(wal, snapshot / wal.name)
+        db = await connect(snapshot / path.name, read_only=True)
+    except BaseException:
+        shutil.rmtree(snapshot, ignore_errors=True)
+        raise
+    note = (
+        "showing a private snapshot: its directory is read-only and it has an unapplied "
+        "write-ahead log, so no live updates"
+    )
+    return db, note, lambda: shutil.rmtree(snapshot, ignore_errors=True)
 
 
 async def open_connection(path: Path, *, read_only: bool) -> Opened:
-    """Apply the opening rules and connect; read-only when the file or directory is not
-    writable, or the schema needs migration. Raises ``CannotOpen`` with a one-line reason."""
+    """Apply the opening rules and connect. Read-only when asked, when the file or its
+    directory is not writable, when pi could not narrow its mode, or when the schema
+    needs migration. Raises ``CannotOpen`` (or another ``StoreError``)."""
     st = check_store_file(path)
-    reason = "opened with --read-only" if read_only else ""
-    if not read_only:
-        if not (st.st_mode & stat.S_IWUSR) or not os.access(path, os.W_OK):
-            read_only, reason = True, "the file is not writable"
-        elif not os.access(path.parent, os.W_OK | os.X_OK):
-            read_only, reason = True, "its directory is not writable"
-
-    schema = await check_schema(path)
-    if not read_only and schema != WRITABLE_SCHEMA:
-        read_only = True
-        reason = f"schema {schema} needs migration: open it in pi first to write to it"
-    db = await connect(path, read_only=read_only)
+    reason = _read_only_reason(path, st, read_only)
+    db, note, cleanup = await _open_for_reading(path)
     try:
-        if not read_only:
-            mode = (await (await db.execute("PRAGMA journal_mode")).fetchone() or ("",))[0]
-            if str(mode).lower() != "wal":
-                await db.execute("PRAGMA journal_mode=WAL")
-            await db.execute("PRAGMA synchronous=FULL")
-            if st.st_mode & 0o077:
-                os.chmod(path, 0o600)
+        schema = await check_schema(db, path)
+        if not reason and schema != WRITABLE_SCHEMA:
+            reason = f"schema {schema} needs migration: open it in pi first to write to it"
+        if reason:
+            return Opened(db, True, f"{reason}; {note}" if note else reason, schema, cleanup)
     except BaseException:
         await db.close()
+        if cleanup is not None:
+            cleanup()
         raise
-    return Opened(db, read_only, reason, schema)
+    await db.close()
+    db = await connect(path, read_only=False)
+    try:
+        mode = (await (await db.execute("PRAGMA journal_mode")).fetchone() or ("",))[0]
+        if str(mode).lower() != "wal":
+            await db.execute("PRAGMA journal_mode=WAL")
+        await db.execute("PRAGMA synchronous=FULL")
+        if st.st_mode & 0o077:
+            os.chmod(path, 0o600)
+    except BaseException as exc:
+        await db.close()
+        if isinstance(exc, sqlite3.Error | OSError):
+            raise translate(exc, path) from exc
+        raise
+    return Opened(db, False, "", schema)

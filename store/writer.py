@@ -12,16 +12,11 @@ import aiosqlite
 
 from ._js import fp, js_json, parse_ms
 from .base import StoreBase
-from .errors import Busy, Changed, ReadOnly, Refused
+from .errors import Changed, ReadOnly, Refused, translate
 from .extract import extract
 from .model import CorruptRow
 from .rows import parse_memory_row
 from .validate import record_problem
-
-
-def _is_busy(exc: sqlite3.OperationalError) -> bool:
-    text = str(exc).lower()
-    return "locked" in text or "busy" in text
 
 
 class Writer(StoreBase):
@@ -29,26 +24,36 @@ class Writer(StoreBase):
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction: all of it commits, or none of it."""
+        """One ``BEGIN IMMEDIATE`` transaction: all of it commits, or none of it.
+
+        Any failure (a refusal, SQLite, the disk) rolls back what was begun and leaves
+        as a ``StoreError``; a failed COMMIT reports its own cause.
+        """
         if self.read_only:
             raise ReadOnly(f"The store is read-only ({self.read_only_reason})")
         async with self._lock:
+            db = self._db
             try:
-                await self._db.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                if _is_busy(exc):
-                    raise Busy(
-                        "The memory store is busy (another writer held it for over 5 s); try again"
-                    ) from None
-                raise
+                await db.execute("BEGIN IMMEDIATE")
+            except (sqlite3.Error, OSError) as exc:
+                raise translate(exc, self.path, writing=True) from exc
             try:
-                yield self._db
-                await self._db.execute("COMMIT")
+                yield db
+                await db.execute("COMMIT")
             except BaseException as exc:
-                await self._db.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
-                    raise Busy("The memory store is busy; nothing was written") from None
+                await self._roll_back()
+                if isinstance(exc, sqlite3.Error | OSError):
+                    raise translate(exc, self.path, writing=True) from exc
                 raise
+
+    async def _roll_back(self) -> None:
+        """Roll back if a transaction is still open. SQLite ends some failed transactions
+        itself (a full disk at COMMIT, say); a second failure never hides the first."""
+        try:
+            if self._db.in_transaction:
+                await self._db.execute("ROLLBACK")
+        except (sqlite3.Error, OSError, ValueError):
+            pass
 
     async def _load(self, db: aiosqlite.Connection, memory_id: str) -> dict[str, Any] | None:
         row = await (
