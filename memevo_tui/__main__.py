@@ -89,6 +89,17 @@ def _exit_cleanly_on(*signals: signal.Signals) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # A reader that closes early (`| head`) stops a verb at once and silently, as it
+    # stops other Unix tools: by SIGPIPE (status 141 in the shell), never a traceback.
+    previous = signal.signal(signal.SIGPIPE, signal.SIG_DFL) if hasattr(signal, "SIGPIPE") else None
+    try:
+        return _main(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGPIPE, previous)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     for name in ("db", "read_only", "demo", "json"):
         if not hasattr(args, name):

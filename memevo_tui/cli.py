@@ -7,28 +7,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import shutil
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, TextIO
 
-from store import (
-    Busy,
-    CannotOpen,
-    CorruptRow,
-    Event,
-    Memory,
-    MemoryStore,
-    ReadOnly,
-    Refused,
-)
+from store import CorruptRow, Event, Memory, MemoryStore, Refused, StoreError
 from store._js import iso, parse_ms
 from store.features import ICU_AVAILABLE
 from store.recall import REASONS, STATUS_REASONS, Candidate, Recall, RecallIndex
 from store.status import status as status_report
 
-from .text import iso_day, one_line, visible
+from .text import iso_day, one_line, safe_json, visible
 
 EXIT_OK, EXIT_REFUSED, EXIT_CANNOT_RUN = 0, 1, 2
 VERBS = (
@@ -218,7 +208,7 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, out: TextIO) ->
     verb: str = args.verb
 
     def emit(value: Any) -> None:
-        out.write(json.dumps(value, ensure_ascii=False) + "\n")
+        out.write(safe_json(value) + "\n")
 
     if verb in ("list", "search", "recall"):
         load = await store.load_memories()
@@ -313,6 +303,7 @@ async def _write_verb(
     store: MemoryStore, args: argparse.Namespace, out: TextIO, emit: Callable[[Any], None]
 ) -> int:
     verb: str = args.verb
+    await store.check()  # never write into a damaged file: it could spread the damage
     actions: dict[str, Callable[[], Awaitable[str | None]]] = {
         "pin": lambda: store.pin(args.id),
         "unpin": lambda: store.unpin(args.id),
@@ -341,7 +332,7 @@ def execute(store_opener: Callable[[], Awaitable[MemoryStore]], args: argparse.N
 
     def fail(message: str, code: int) -> int:
         if args.json:
-            out.write(json.dumps({"error": message}, ensure_ascii=False) + "\n")
+            out.write(safe_json({"error": message}) + "\n")
         else:
             sys.stderr.write(f"memevo-tui: {one_line(message)}\n")
         return code
@@ -349,14 +340,14 @@ def execute(store_opener: Callable[[], Awaitable[MemoryStore]], args: argparse.N
     async def main() -> int:
         try:
             store = await store_opener()
-        except CannotOpen as exc:
+        except StoreError as exc:
             return fail(str(exc), EXIT_CANNOT_RUN)
         try:
             return await run_verb(store, args, out)
-        except (ReadOnly, Busy) as exc:
-            return fail(str(exc), EXIT_CANNOT_RUN)
         except Refused as exc:
             return fail(str(exc), EXIT_REFUSED)
+        except StoreError as exc:  # read-only, busy, corrupt, disk full: could not run
+            return fail(str(exc), EXIT_CANNOT_RUN)
         finally:
             await store.close()
 

@@ -1,4 +1,8 @@
-"""Running the dashboard: in the terminal, or headless for an install check (``--smoke``)."""
+"""Running the dashboard: in the terminal, or headless for an install check (``--smoke``).
+
+A store the command-line verbs would refuse is refused here too, in one line and
+before the full-screen UI starts; so is a session without a terminal.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +10,40 @@ import asyncio
 import sys
 from pathlib import Path
 
-from store import Clock
+from store import Clock, MemoryStore, StoreError
 
+from . import terminal
 from .app import MemevoApp
 from .widgets.memory_list import MemoryList
+
+EXIT_CANNOT_RUN = 2
+NO_TERMINAL = (
+    "memevo-tui: the dashboard needs a terminal on stdin and stdout; for scripts and "
+    "pipes use a verb, e.g. `memevo-tui list --json` (see `memevo-tui --help`)"
+)
+
+
+async def probe(path: Path, *, read_only: bool, clock: Clock) -> StoreError | None:
+    """Open the store as the dashboard will and check every page; the error, or None."""
+    try:
+        store = await MemoryStore.open(path, read_only=read_only, clock=clock)
+    except StoreError as exc:
+        return exc
+    try:
+        await store.check()
+        await store.memory_count()
+    except StoreError as exc:
+        return exc
+    finally:
+        await store.close()
+    return None
 
 
 async def _smoke(app: MemevoApp) -> str | None:
     """Run headless until the memories are on screen; a report line, or None on failure."""
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(200):
-            if app.state.loaded:
+            if app.state.loaded or app.state.failure:
                 break
             await pilot.pause(0.05)
         if not app.state.loaded:
@@ -36,7 +63,21 @@ def run_app(
     label: str | None = None,
     live_demo: bool = False,
 ) -> int:
-    app = MemevoApp(path, read_only=read_only, clock=clock, label=label, live_demo=live_demo)
+    if not smoke and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        sys.stderr.write(NO_TERMINAL + "\n")
+        return EXIT_CANNOT_RUN
+    problem = asyncio.run(probe(path, read_only=read_only, clock=clock))
+    if problem is not None:
+        sys.stderr.write(f"memevo-tui: {problem}\n")
+        return EXIT_CANNOT_RUN
+    app = MemevoApp(
+        path,
+        read_only=read_only,
+        clock=clock,
+        label=label,
+        live_demo=live_demo,
+        handle_signals=not smoke,
+    )
     if smoke:
         report = asyncio.run(_smoke(app))
         if report is None:
@@ -44,5 +85,6 @@ def run_app(
             return 1
         print(report)
         return 0
+    terminal.install()
     app.run()
-    return 0
+    return app.return_code or 0

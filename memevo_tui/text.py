@@ -1,19 +1,31 @@
 """Making untrusted memory text safe to show on a terminal.
 
 Memory content, origins, source ids and event reasons are user and model
-output. Nothing from the store is ever interpreted as markup, and no control
-character reaches the terminal: each is replaced by a visible stand-in.
+output. Nothing from the store is ever interpreted as markup, and no control,
+bidi or invisible character reaches the terminal: each is replaced by a visible
+stand-in (``␛``, ``‹U+202E›``, ``‹U+200B›``), so "pay‹U+200B›ment" never passes
+for "payment".
 """
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 
 from store._js import iso, parse_ms
 
-_BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
-_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
+INVISIBLE = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u180e"
+    "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0"
+    "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+"""A regex class of what draws nothing or reorders text: every format character
+(Unicode Cf: bidi controls, zero-width spaces and joiners, the BOM, tags), the line
+and paragraph separators, and the Hangul fillers."""
+UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{INVISIBLE}]")
+"""Control characters (C0, DEL, C1) and the invisible ones."""
 
 
 def _stand_in(ch: str, *, keep_newlines: bool) -> str:
@@ -30,10 +42,10 @@ def _stand_in(ch: str, *, keep_newlines: bool) -> str:
 
 
 def visible(text: str, *, keep_newlines: bool = False) -> str:
-    """``text`` with every control and bidi-override character shown visibly."""
+    """``text`` with every control, bidi and invisible character shown visibly."""
     if text.isprintable():
         return text
-    return _CONTROL.sub(lambda m: _stand_in(m.group(0), keep_newlines=keep_newlines), text)
+    return UNSAFE.sub(lambda m: _stand_in(m.group(0), keep_newlines=keep_newlines), text)
 
 
 MAX_MARKS = 2
@@ -68,3 +80,17 @@ def iso_day(value: str | None) -> str:
     """``YYYY-MM-DD`` (UTC) of a stored timestamp, or ``""`` when it does not parse."""
     ms = parse_ms(value)
     return iso(ms)[:10] if ms is not None else ""
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    if code > 0xFFFF:  # JSON spells an astral character as its UTF-16 surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def safe_json(value: object) -> str:
+    """JSON, lossless and valid, with every control, bidi and invisible character
+    escaped as ``\\uXXXX``: a terminal or a log viewer shows the escape, never obeys it."""
+    return UNSAFE.sub(_json_escape, json.dumps(value, ensure_ascii=False))
