@@ -9,7 +9,10 @@ other connections, and holds the keymap, help and the command palette.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from textual import work
@@ -19,9 +22,9 @@ from store import Clock, MemoryLoad, StoreError, system_clock
 from store.demo_learner import learn_forever
 
 from .commands import MemevoCommands
-from .keymap import keymap_path, load_keymap
+from .keymap import check_keymap, keymap_path, load_keymap, scopes
 from .live import INTERVAL, ChangePoller
-from .messages import LiveDelta, ReloadWanted, StoreFailed, StoreLoaded
+from .messages import LiveDelta, ReloadWanted, StoreFailed, StoreLoaded, StoreRecovered
 from .resources import stylesheet
 from .screens.dashboard import Dashboard
 from .screens.help import HelpScreen, help_text
@@ -45,18 +48,22 @@ class MemevoApp(App[None]):
         keymap: dict[str, str] | None = None,
         new_id: Callable[[], str] | None = None,
         live_demo: bool = False,
+        handle_signals: bool = False,
     ) -> None:
         super().__init__()
+        self.handle_signals = handle_signals
         self.state = DashboardState(db_path, read_only=read_only, clock=clock, new_id=new_id)
         self.poller = ChangePoller(self.state)
         self.label = label
         self.live_demo = live_demo
         self._polling = False
         self._learner_stop = asyncio.Event()
-        self._keymap_error: str | None = None
+        problems: list[str] = []
         if keymap is None:
-            keymap, self._keymap_error = load_keymap(keymap_path())
-        self._user_keymap = keymap
+            keymap, error = load_keymap(keymap_path())
+            problems += [error] if error else []
+        self._user_keymap, unusable = check_keymap(keymap, scopes())
+        self._keymap_problems = problems + unusable
         self.sub_title = self.short_path
 
     @property
@@ -69,10 +76,26 @@ class MemevoApp(App[None]):
         return Dashboard(self.state)
 
     def on_mount(self) -> None:
+        if self.handle_signals:
+            self._leave_on_signals()
         if self._user_keymap:
             self.set_keymap(self._user_keymap)
-        if self._keymap_error:
-            self.notify(self._keymap_error, severity="warning")
+        if self._keymap_problems:
+            self.notify(
+                "\n".join(self._keymap_problems),
+                title=f"Key map: {len(self._keymap_problems)} problem(s)",
+                severity="warning",
+                timeout=30,
+            )
+
+    def _leave_on_signals(self) -> None:
+        """SIGTERM and SIGHUP end the app as q does, so the terminal is restored."""
+        loop = asyncio.get_running_loop()
+        for name in ("SIGTERM", "SIGHUP"):
+            sig = getattr(signal, name, None)
+            if sig is not None:
+                with contextlib.suppress(NotImplementedError):  # Windows: no such handlers
+                    loop.add_signal_handler(sig, partial(self.exit, return_code=128 + sig))
 
     # ------------------------------------------------------------ the store
 
@@ -87,7 +110,7 @@ class MemevoApp(App[None]):
         try:
             load, last_rowid = await self.state.read(first_page)
         except StoreError as exc:
-            self.post_message(StoreFailed(str(exc)))
+            self.post_message(StoreFailed(exc))
             return
         total = len(load.memories) + len(load.corrupt)
         self.post_message(StoreLoaded(load, total=total, last_rowid=last_rowid))
@@ -104,8 +127,15 @@ class MemevoApp(App[None]):
                 self.run_learner()
 
     def on_store_failed(self, message: StoreFailed) -> None:
-        self.state.fail(message.message)
-        self.notify(message.message, title="Store error", severity="error", timeout=30)
+        error = message.error
+        if str(error) != self.state.failure:  # one toast per problem, not one per poll
+            self.notify(
+                str(error), title=f"Store error: {error.cause}", severity="error", timeout=30
+            )
+        self.state.fail(str(error), error.cause)
+
+    def on_store_recovered(self, message: StoreRecovered) -> None:
+        self.state.recovered()
 
     def on_reload_wanted(self, message: ReloadWanted) -> None:
         self.load_store()
@@ -134,8 +164,11 @@ class MemevoApp(App[None]):
     async def check_changes(self) -> None:
         try:
             delta = await self.poller.poll()
-        except StoreError:
+        except StoreError as exc:  # the store turned corrupt, unreadable or busy under us
+            self.post_message(StoreFailed(exc))
             return
+        if delta is not None and self.state.failure is not None:
+            self.post_message(StoreRecovered())  # it read the store again: the problem is over
         if delta is not None:
             self.post_message(LiveDelta(delta))
 

@@ -6,6 +6,7 @@ and hands what it returns to ``DashboardState.live_changed``.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from store import CorruptRow, Event, Memory, MemoryLoad
@@ -30,17 +31,38 @@ class Delta:
 
 
 class ChangePoller:
-    """Cheap when nothing changed: one ``PRAGMA data_version``, nothing read."""
+    """Cheap when nothing changed: one ``PRAGMA data_version``, nothing read.
+
+    A change it failed to read is read again on a later poll (every ``RETRY``
+    seconds), until it is read: no commit by another connection is ever skipped.
+    """
+
+    RETRY = 2.0
 
     def __init__(self, state: DashboardState) -> None:
         self.state = state
+        self._retry_at: float | None = None
 
     async def poll(self) -> Delta | None:
         """The change since the last call, or None (raises ``StoreError``)."""
+        store = self.state.store
+        if store is None:
+            return None
+        if self._retry_at is not None:
+            if time.monotonic() < self._retry_at:
+                return None
+            await store.changed()  # read now whatever the change signal says
+        elif not await store.changed():
+            return None
+        self._retry_at = time.monotonic() + self.RETRY  # until this read succeeds
+        delta = await self._read()
+        self._retry_at = None
+        return delta
+
+    async def _read(self) -> Delta:
         state = self.state
         store = state.store
-        if store is None or not await store.changed():
-            return None
+        assert store is not None
         events = await store.events(limit=None, after_rowid=state.last_rowid)
         ids = list(dict.fromkeys(i for e in events if isinstance(e, Event) for i in e.record_ids))
         full = None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from store import MemoryLoad
+from store import MemoryLoad, StoreError
 
 from .live import Delta
 from .state import Change
@@ -39,9 +39,9 @@ class StoreLoaded(Message):
 class StoreFailed(Message):
     """The store could not be opened or read."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, error: StoreError) -> None:
         super().__init__()
-        self.message = message
+        self.error = error
 
 
 class LiveDelta(Message):
@@ -67,3 +67,7 @@ class UndoRequested(Message):
 
 class ReloadWanted(Message):
     """Read every row again (a record changed under a write)."""
+
+
+class StoreRecovered(Message):
+    """The store answered again after a failure."""

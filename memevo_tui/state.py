@@ -58,9 +58,11 @@ class LiveChanged:
 
 @dataclass(frozen=True, slots=True)
 class Failed:
-    """The store could not be opened or read."""
+    """The store could not be opened or read (``message``: what happened and what to do;
+    ``cause``: a few words for the status line), or answered again (both empty)."""
 
     message: str
+    cause: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +98,9 @@ class DashboardState:
         """True once every row has been read (not only a first screenful)."""
         self.corrupt = 0
         self.failure: str | None = None
+        """What failed last, until the store answers again."""
+        self.problem = ""
+        """That failure in a few words, for the status line."""
         self.view = View()
         """The memory list's filter, sort and hidden-record setting."""
         self.haystacks: dict[str, str] = {}
@@ -185,7 +190,7 @@ class DashboardState:
         self._replace_all(load)
         self.total = total
         self.partial = partial
-        self.failure = None
+        self.failure, self.problem = None, ""
         if not partial:
             self.loaded = True
             self.last_rowid = max(self.last_rowid, last_rowid)
@@ -227,9 +232,15 @@ class DashboardState:
             self._put(rows)
         self._tell(LiveChanged(tuple(events), tuple(rows), full is not None))
 
-    def fail(self, message: str) -> None:
-        self.failure = message
-        self._tell(Failed(message))
+    def fail(self, message: str, cause: str) -> None:
+        self.failure, self.problem = message, cause
+        self._tell(Failed(message, cause))
+
+    def recovered(self) -> None:
+        """The store answered again (a poll after a failed one)."""
+        if self.failure is not None:
+            self.failure, self.problem = None, ""
+            self._tell(Failed("", ""))
 
     def set_live(self, live: bool) -> None:
         self.live = live

@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from ..messages import ReloadWanted, StateChanged, StatusChanged, UndoRequested
-from ..state import Change, DashboardState, LiveChanged, LiveToggled
+from ..state import Change, DashboardState, Failed, LiveChanged, LiveToggled
 from ..views.base import BaseView
 from ..views.history import HistoryView
 from ..views.learning import LearningView
@@ -206,7 +206,7 @@ class Dashboard(Screen[None]):
     # ------------------------------------------------------------ the status line
 
     def on_state_changed(self, message: StateChanged) -> None:
-        if isinstance(message.change, LiveChanged | LiveToggled):
+        if isinstance(message.change, LiveChanged | LiveToggled | Failed):
             self.update_status()
 
     def on_status_changed(self, message: StatusChanged) -> None:
@@ -218,4 +218,6 @@ class Dashboard(Screen[None]):
         if state.read_only:
             parts.append(f"READ-ONLY: {state.read_only_reason}")
         parts += self.query_one(LearningView).status_parts()
-        self.query_one(StatusLine).show(parts, live=state.live, last_change=state.last_change)
+        self.query_one(StatusLine).show(
+            parts, live=state.live, last_change=state.last_change, problem=state.problem
+        )

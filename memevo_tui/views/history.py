@@ -93,7 +93,7 @@ class HistoryView(BaseView):
             store = await self.state.open()
             rows = await store.events(limit=PAGE, before_rowid=before_rowid)
         except StoreError as exc:
-            self.post_message(StoreFailed(str(exc)))
+            self.post_message(StoreFailed(exc))
             return
         self.post_message(
             self.EventsLoaded(rows, append=before_rowid is not None, exhausted=len(rows) < PAGE)

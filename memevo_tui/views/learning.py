@@ -84,7 +84,7 @@ class LearningView(BaseView):
             sources = await store.sources(limit=PAGE)
             queue = await queue_status(store)
         except StoreError as exc:
-            self.post_message(StoreFailed(str(exc)))
+            self.post_message(StoreFailed(exc))
             return
         self.post_message(self.SourcesLoaded(sources, queue))
 

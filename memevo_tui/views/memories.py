@@ -23,7 +23,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input
 
-from store import CorruptRow, Memory, MemoryStore, Refused, StoreError
+from store import Changed, CorruptRow, Memory, MemoryStore, Refused, StoreError
 from store.curation import UndoPlan
 
 from ..commands import SORTS
@@ -73,7 +73,7 @@ class MemoriesView(BaseView):
         """A curation write was refused or could not run; nothing was written."""
 
         label: str
-        message: str
+        error: StoreError
 
     @dataclass
     class UndoAsked(Message):
@@ -124,7 +124,7 @@ class MemoriesView(BaseView):
             else:
                 self._put(change.rows)
             memory_list.flash({r.id for r in change.rows})
-        elif isinstance(change, Failed):
+        elif isinstance(change, Failed) and change.message:
             memory_list.empty_text = change.message
             memory_list.refresh()
 
@@ -368,7 +368,7 @@ class MemoriesView(BaseView):
         try:
             found = await store.events(memory_id=memory_id, limit=1)
         except StoreError as exc:
-            self.post_message(StoreFailed(str(exc)))
+            self.post_message(StoreFailed(exc))
             return
         if not found or isinstance(found[0], CorruptRow):
             self.notify("This record has no event to undo", severity="warning")
@@ -392,7 +392,7 @@ class MemoriesView(BaseView):
         except Refused as exc:
             plan = str(exc)
         except StoreError as exc:
-            self.post_message(self.WriteFailed("undo", str(exc)))
+            self.post_message(self.WriteFailed("undo", exc))
             return
         self.post_message(self.UndoAsked(event_id, what, plan))
 
@@ -421,19 +421,18 @@ class MemoriesView(BaseView):
                 event = await store.event(event_id)
                 rows = await store.memories(event.record_ids)
         except StoreError as exc:  # refused, read-only, busy: nothing was written
-            self.post_message(self.WriteFailed(verb, str(exc)))
+            self.post_message(self.WriteFailed(verb, exc))
             return
         self.post_message(self.Written(verb, event_id, rows))
 
     def on_memories_view_write_failed(self, message: WriteFailed) -> None:
-        changed = "changed since" in message.message
-        self.notify(
-            f"{message.label}: {message.message}",
-            title="Changed under you" if changed else "Refused",
-            severity="error",
-            timeout=8,
-        )
-        if changed:
+        error = message.error
+        if isinstance(error, Changed):
+            title = "Changed under you"
+        else:
+            title = "Refused" if isinstance(error, Refused) else f"Not written: {error.cause}"
+        self.notify(f"{message.label}: {error}", title=title, severity="error", timeout=8)
+        if isinstance(error, Changed):
             self.post_message(ReloadWanted())
 
     def on_memories_view_written(self, message: Written) -> None:

@@ -69,7 +69,7 @@ class RecallView(BaseView):
             result = await self.state.recall(prompt, purpose, turns)
             lines = await asyncio.to_thread(digest, result) if purpose == "inject" else ()
         except StoreError as exc:
-            self.post_message(StoreFailed(str(exc)))
+            self.post_message(StoreFailed(exc))
             return
         self.post_message(self.Computed(result, lines, rerun))
 

@@ -104,7 +104,7 @@ class SearchView(BaseView):
         try:
             result = await self.state.recall(query, "search")
         except StoreError as exc:
-            self.post_message(StoreFailed(str(exc)))
+            self.post_message(StoreFailed(exc))
             return
         self.post_message(self.Results(result))
 
