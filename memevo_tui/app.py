@@ -22,7 +22,7 @@ from store import Clock, MemoryLoad, StoreError, system_clock
 from store.demo_learner import learn_forever
 
 from .commands import MemevoCommands
-from .keymap import check_keymap, keymap_path, load_keymap, scopes
+from .keymap import check_keymap, key_groups, keymap_path, load_keymap, scopes
 from .live import INTERVAL, ChangePoller
 from .messages import LiveDelta, ReloadWanted, StoreFailed, StoreLoaded, StoreRecovered
 from .resources import stylesheet
@@ -183,7 +183,7 @@ class MemevoApp(App[None]):
         await learn_forever(self.state.db_path, clock=self.state.clock, stop=self._learner_stop)
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(help_text(Dashboard.BINDINGS, self._user_keymap)))
+        self.push_screen(HelpScreen(help_text(key_groups(), self._user_keymap)))
 
 
 __all__ = ["MemevoApp"]

@@ -20,15 +20,25 @@ from .screens.confirm import ConfirmScreen
 from .screens.correct import CorrectScreen
 from .screens.dashboard import Dashboard
 from .screens.help import HelpScreen
+from .screens.sort_menu import SortMenu
+from .views.history import HistoryView
+from .views.memories import MemoriesView
 from .widgets.event_list import EventList
-from .widgets.memory_list import MemoryList
+from .widgets.memory_list import CURATION_BINDINGS, MemoryList
 from .widgets.recall_list import RecallList
 from .widgets.recall_pane import RecallPane
 from .widgets.source_list import SourceList
+from .widgets.split import Split
 from .widgets.virtual_list import VirtualList
 
 MODIFIERS = frozenset(("ctrl", "shift", "alt", "meta", "super", "hyper"))
 KEY_NAMES = frozenset(k.value for k in Keys if "+" not in k.value and not k.value.startswith("<"))
+RENAMED = {
+    "app.toggle_hidden": "memory.toggle_hidden",
+    "app.sort": "memory.sort",
+    "app.reverse_sort": "memory.reverse_sort",
+}
+"""Ids of earlier versions, and what they are now."""
 FIXED_KEYS = ("ctrl+q", "ctrl+c", "ctrl+p")
 """The App's own keys (quit, copy, palette): active everywhere, never remapped here."""
 
@@ -56,19 +66,47 @@ def load_keymap(path: Path) -> tuple[dict[str, str], str | None]:
     return dict(data), None
 
 
+def key_groups() -> list[tuple[str, list[BindingType]]]:
+    """Every binding by where it works, as the help lists them."""
+    curation = {b.id for b in CURATION_BINDINGS}
+    return [
+        ("anywhere", list(Dashboard.BINDINGS)),
+        ("lists", list(VirtualList.BINDINGS)),
+        ("list and pane", list(Split.BINDINGS)),
+        ("memory list", [*MemoriesView.BINDINGS, *MemoryList.BINDINGS]),
+        ("history", [*HistoryView.BINDINGS, *EventList.BINDINGS]),
+        ("learning", [b for b in SourceList.BINDINGS if b not in VirtualList.BINDINGS]),
+        (
+            "recall preview",
+            [
+                *RecallPane.BINDINGS,
+                *(
+                    b
+                    for b in RecallList.BINDINGS
+                    if isinstance(b, Binding) and b.id not in curation
+                ),
+            ],
+        ),
+        ("dialogs", list(ConfirmScreen.BINDINGS)),
+        ("editor", list(CorrectScreen.BINDINGS)),
+        ("sort menu", list(SortMenu.BINDINGS)),
+    ]
+
+
 def scopes() -> dict[str, list[BindingType]]:
     """Where bindings are active together: a key may mean one thing in each."""
     anywhere: list[BindingType] = list(Dashboard.BINDINGS)
-    lists = list(VirtualList.BINDINGS)
+    lists = [*VirtualList.BINDINGS, *Split.BINDINGS]
     return {
         "anywhere": anywhere,
-        "memory list": [*anywhere, *lists, *MemoryList.BINDINGS],
-        "history": [*anywhere, *lists, *EventList.BINDINGS],
+        "memory list": [*anywhere, *lists, *MemoriesView.BINDINGS, *MemoryList.BINDINGS],
+        "history": [*anywhere, *lists, *HistoryView.BINDINGS, *EventList.BINDINGS],
         "learning": [*anywhere, *lists, *SourceList.BINDINGS],
         "recall preview": [*anywhere, *lists, *RecallList.BINDINGS, *RecallPane.BINDINGS],
         "dialogs": list(ConfirmScreen.BINDINGS),
         "editor": list(CorrectScreen.BINDINGS),
         "help": list(HelpScreen.BINDINGS),
+        "sort menu": list(SortMenu.BINDINGS),
     }
 
 
@@ -104,6 +142,9 @@ def check_keymap(
     known = {b.id for b in bindings if b.id}
     problems: list[str] = []
     parsed: dict[str, list[str]] = {}
+    renamed = {RENAMED.get(i, i): keys for i, keys in wanted.items()}
+    problems += [f"{old} is now {RENAMED[old]} (applied)" for old in wanted if old in RENAMED]
+    wanted = renamed
     for binding_id, keys in wanted.items():
         if binding_id not in known:
             problems.append(f"{binding_id}: no such binding id (see ? for the list)")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from store import Clock, CorruptRow, Event, Memory, MemoryLoad, MemoryStore, system_clock
+from store._js import fp
 from store.recall import Purpose, Recall, RecallIndex
 
 from .view import View
@@ -175,6 +176,20 @@ class DashboardState:
 
     def find(self, memory_id: str) -> Row | None:
         return next((r for r in self.rows if r.id == memory_id), None)
+
+    def duplicates(self, record: Memory) -> list[Memory]:
+        """The other active records of its origin with the same text: marking one
+        incorrect quarantines them all (§4.3)."""
+        content = fp(record.content)
+        return [
+            r
+            for r in self.rows
+            if isinstance(r, Memory)
+            and r.id != record.id
+            and r.scope == record.scope
+            and r.active
+            and fp(r.content) == content
+        ]
 
     # ------------------------------------------------------------ changes
 

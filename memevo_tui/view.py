@@ -1,8 +1,8 @@
 """What the memory list shows: filtering and sorting, as pure functions over typed rows.
 
-A filter is typed as one line: free words match the content, id, origin and
-search terms (all words must match, case-insensitively); ``key:value`` tokens
-narrow by field, with commas for alternatives:
+A filter is typed as one line (``filters.py``): free words match the content,
+id, origin and search terms (all words must match, case-insensitively);
+``key:value`` tokens narrow by field, with commas for alternatives:
 
     kind:fact,decision  status:confirmed  origin:webshop  state:dormant  is:pinned
     src:<source id>   (records created or last replaced by that source)
@@ -16,27 +16,25 @@ from pathlib import PurePosixPath
 
 from store import CorruptRow, Memory
 from store._js import parse_ms
+from store.model import STATUSES
 
-from .glyphs import KIND_LABELS
+from .filters import Field, parse
+from .glyphs import KIND_LABELS, time_left
 
 Row = Memory | CorruptRow
 
 HIDDEN_STATUSES = frozenset(("forgotten", "conflicted"))
-FIELD_ALIASES = {
-    "kind": "kind",
-    "k": "kind",
-    "status": "status",
-    "st": "status",
-    "origin": "origin",
-    "o": "origin",
-    "scope": "origin",
-    "state": "state",
-    "s": "state",
-    "is": "is",
-    "src": "source",
-    "source": "source",
-}
 KIND_NAMES = {label: kind for kind, label in KIND_LABELS.items()} | {k: k for k in KIND_LABELS}
+STATES = ("fresh", "aging", "dormant", "pinned", "forgotten", "conflicted", "disputed")
+FIELDS = (
+    Field("kind", ("k",), KIND_NAMES),
+    Field("status", ("st",), {s: s for s in STATUSES}),
+    Field("origin", ("o", "scope")),
+    Field("state", ("s",), {s: s for s in STATES}),
+    Field("is", (), {s: s for s in (*STATES, "unpinned")}),
+    Field("source", ("src",), whole=True),
+)
+"""The memory list's filter tokens."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,55 +51,24 @@ class Filter:
     @property
     def names_hidden(self) -> bool:
         """True when the filter itself asks for forgotten or conflicted records."""
-        return bool(self.statuses & HIDDEN_STATUSES or self.states & HIDDEN_STATUSES)
+        asked = self.statuses | self.states
+        return bool(asked & HIDDEN_STATUSES or "disputed" in asked)
 
 
 def parse_filter(query: str) -> Filter:
-    words: list[str] = []
-    kinds: set[str] = set()
-    statuses: set[str] = set()
-    origins: list[str] = []
-    states: set[str] = set()
-    pinned: bool | None = None
-    errors: list[str] = []
-    sources: list[str] = []
-    for token in query.split():
-        key, sep, value = token.partition(":")
-        name = FIELD_ALIASES.get(key.casefold()) if sep else None
-        if name is None:
-            words.append(token.casefold())
-            continue
-        if name == "source":  # source ids may contain commas and capitals: kept whole
-            sources.append(value)
-            continue
-        values = [v for v in value.casefold().split(",") if v]
-        if not values:
-            errors.append(f"{key}: needs a value")
-        for v in values:
-            if name == "kind":
-                if v in KIND_NAMES:
-                    kinds.add(KIND_NAMES[v])
-                else:
-                    errors.append(f"unknown kind {v!r}")
-            elif name == "status":
-                statuses.add(v)
-            elif name == "origin":
-                origins.append(v)
-            elif name == "state":
-                states.add(v)
-            elif v in ("pinned", "unpinned"):
-                pinned = v == "pinned"
-            else:
-                states.add(v)
+    q = parse(query, FIELDS)
+    is_ = q.get("is")
+    pinned = True if "pinned" in is_ else False if "unpinned" in is_ else None
+    states = q.get("state") | (is_ - {"pinned", "unpinned"})
     return Filter(
-        tuple(words),
-        frozenset(kinds),
-        frozenset(statuses),
-        tuple(origins),
-        frozenset(states),
+        q.words,
+        q.get("kind"),
+        q.get("status"),
+        q.values("origin"),
+        states,
         pinned,
-        tuple(errors),
-        tuple(sources),
+        q.errors,
+        q.values("source"),
     )
 
 
@@ -158,7 +125,7 @@ STATE_ORDER = {
 SORT_KEYS: dict[str, tuple[str, Callable[[Memory], object]]] = {
     "updated": ("updated", lambda m: parse_ms(m.updated_at) or 0.0),
     "confirmed": ("confirmed", lambda m: parse_ms(m.quality.confirmed_at) or 0.0),
-    "fresh": ("freshness", lambda m: m.quality.freshness),
+    "fresh": ("time left before dormancy", time_left),
     "state": ("state", lambda m: STATE_ORDER.get(m.state, 99)),
     "kind": ("kind", lambda m: m.kind),
     "status": ("status", lambda m: m.status),
@@ -184,6 +151,8 @@ def apply_view(
 ) -> tuple[list[Row], Filter]:
     """The rows to show, in order: corrupt rows first (always visible), then matches."""
     f = parse_filter(view.query)
+    if f.errors:  # a typo matches nothing, rather than everything
+        return [], f
     show_hidden = view.show_hidden or f.names_hidden
     corrupt: list[Row] = []
     shown: list[Memory] = []

@@ -142,11 +142,17 @@ class Memory:
 
     @property
     def state(self) -> str:
-        """One word for the record's standing: the badge a list shows."""
-        if self.status in ("forgotten", "conflicted"):
-            return self.status
+        """One word for the record's standing: the badge a list shows.
+
+        A record marked incorrect is "disputed": upstream stores it as conflicted,
+        but the user said "this is wrong", and that is what the badge says.
+        """
+        if self.status == "forgotten":
+            return "forgotten"
         if self.disputed:
             return "disputed"
+        if self.status == "conflicted":
+            return "conflicted"
         if self.pinned:
             return "pinned"
         if self.quality.dormant:

@@ -66,5 +66,9 @@ def demo_store(tmp_path: Path, demo_template: Path) -> Path:
 
 @pytest.fixture(autouse=True)
 def _fixed_now(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests never depend on the wall clock unless they ask for it."""
+    """Tests never depend on the wall clock, or on the user's editor and key map, unless
+    they ask for them."""
     monkeypatch.setenv("MEMEVO_NOW", FIXTURE_NOW)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.setenv("MEMEVO_KEYMAP", "/nonexistent/memevo-keymap.json")

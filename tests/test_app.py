@@ -12,9 +12,11 @@ from textual.pilot import Pilot
 
 from memevo_tui.__main__ import main
 from memevo_tui.app import MemevoApp
+from memevo_tui.glyphs import time_left
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.screens.correct import CorrectScreen
 from memevo_tui.screens.help import HelpScreen
+from memevo_tui.screens.sort_menu import SortMenu
 from memevo_tui.widgets.event_diff import EventDiff
 from memevo_tui.widgets.event_list import EventList
 from memevo_tui.widgets.memory_detail import MemoryDetail
@@ -93,26 +95,35 @@ async def test_browse_sort_filter_and_toggle(realistic: Path) -> None:
         await pilot.press("g")
         assert memory_list(app).cursor == 0
         await settle(pilot)
-        body = str(app.query_one("#detail-body").render())
+        body = str(app.query_one("#memory-detail #detail-body").render())
         assert first.content[:30] in body
         await settle(pilot)
-        assert "History (" in str(app.query_one("#detail-events").render())
+        assert "History (" in str(app.query_one("#memory-detail #detail-events").render())
         await pilot.press("a")
         await settle(pilot)
         assert len(memory_list(app).rows) == 205
         await pilot.press("a")
-        # sort: o cycles to the next column, O reverses
+        # sort: o opens a menu of the columns (the current one first marked), O reverses
         await pilot.press("o")
-        assert app.state.view.sort == "confirmed"
-        await pilot.press("o", "o")
+        await settle(pilot)
+        assert isinstance(app.screen, SortMenu)
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert app.state.view.sort == "confirmed" and app.state.view.descending
+        await pilot.press("o", "down", "down", "enter")
+        await settle(pilot)
         assert app.state.view.sort == "state"
-        await pilot.press("o", "o", "o", "o", "o", "o", "o")
-        assert app.state.view.sort == "updated"
-        await app.run_action("screen.sort_by('fresh')")
-        fresh = [r.quality.freshness for r in memory_list(app).rows if isinstance(r, Memory)]
+        await pilot.press("o", "enter")  # the current column again: reversed
+        await settle(pilot)
+        assert app.state.view.sort == "state" and app.state.view.descending
+        await pilot.press("o", "escape")
+        await settle(pilot)
+        assert app.state.view.sort == "state" and not isinstance(app.screen, SortMenu)
+        await app.run_action("screen.sort_by('fresh')")  # time left before dormancy
+        fresh = [time_left(r) for r in memory_list(app).rows if isinstance(r, Memory)]
         assert fresh == sorted(fresh, reverse=True)
         await pilot.press("O")
-        fresh = [r.quality.freshness for r in memory_list(app).rows if isinstance(r, Memory)]
+        fresh = [time_left(r) for r in memory_list(app).rows if isinstance(r, Memory)]
         assert fresh == sorted(fresh)
         # filter as you type
         await pilot.press("slash", *"kind:decision state:dormant", "enter")
@@ -170,10 +181,14 @@ async def test_incorrect_quarantines_and_a_repeat_is_unchanged(realistic: Path) 
         await wait_loaded(pilot)
         notes = Notes(app)
         await select(pilot, DURABLE)
-        await pilot.press("4")
+        await pilot.press("4")  # asks first: it quarantines the record
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
         await settle(pilot)
         record = stored(realistic, DURABLE)
         assert record["status"] == "conflicted"
+        assert "Marked incorrect: quarantined" in notes.items[-1][0]
         assert record["feedback"]["accuracy"]["verdict"] == "incorrect"
         # the record left the default view; a second verdict is refused with upstream's reason
         await pilot.press("a")

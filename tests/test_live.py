@@ -147,6 +147,25 @@ async def test_demo_learner_leaves_the_store_valid_after_a_minute(demo_store: Pa
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
+def test_learning_view_stalled_run(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """The run whose lease expired, highlighted: its own glyph and word, and its lease."""
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await wait_loaded(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        rows = app.query_one(SourceList).rows
+        stalled = next(i for i, s in enumerate(rows) if s.id.startswith("compact:d0d967e6"))
+        await pilot.press(*["j"] * stalled, *(["z"] if size[0] < 110 else []))
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
 def test_learning_view_snapshot(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
 

@@ -40,7 +40,7 @@ async def test_preview_lists_injected_then_left_out_with_reasons(realistic: Path
             (DORMANT[1], "dormant"),
         ]
         assert "2 selected of 3" in text_of(app, "#recall-summary")
-        assert "plan direct · words: kyverno" in text_of(app, "#recall-summary")
+        assert "plan direct (the prompt alone) · words: kyverno" in text_of(app, "#recall-summary")
         await pilot.press("enter", "j", "j")
         await settle(pilot)
         explanation = text_of(app, "#recall-explain")
@@ -77,8 +77,9 @@ async def test_jump_to_a_left_out_record_pin_it_and_see_the_preview_change(
         pane = app.query_one(RecallPane)
         assert pane.result is not None
         assert DORMANT[0] in [c.memory.id for c in pane.result.selected]
+        text = stored(realistic, DORMANT[0])["content"][:30]
         assert any(
-            f"{DORMANT[0]}: now injected, was left out (dormant)" in n for n, _ in notes.items
+            text in n and "now injected, was left out (dormant)" in n for n, _ in notes.items
         )
 
         await pilot.press("i")

@@ -46,8 +46,16 @@ def test_list_all_sorted_by_state(snap_compare: Any, tmp_path: Path, size: tuple
 def test_detail_of_a_reinforced_record(
     snap_compare: Any, tmp_path: Path, size: tuple[int, int]
 ) -> None:
+    """The decay in words and as a plot (at 80x24, z brings the stacked pane up)."""
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
-    keys = ["slash", *"914865763607d795d17d5853", "enter", "tab"]
+    keys = ["slash", *"914865763607d795d17d5853", "enter", *(["z"] if size[0] < 110 else [])]
+    assert snap_compare(app, terminal_size=size, run_before=then(*keys, "tab"))
+
+
+@SIZES
+def test_filter_error_inline(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    keys = ["slash", *"kind:bogus state:dormant"]
     assert snap_compare(app, terminal_size=size, run_before=then(*keys))
 
 

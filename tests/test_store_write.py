@@ -120,7 +120,7 @@ async def test_incorrect_feedback_quarantines_and_blocks(
         event_id = await store.feedback(m.id, "incorrect")
         assert event_id is not None
         after = await store.memory(m.id)
-        assert after.status == "conflicted" and after.state == "conflicted"
+        assert after.status == "conflicted" and after.state == "disputed"  # the badge
         assert _rows(
             realistic, "SELECT 1 FROM blocked WHERE scope=? AND hash=?", (m.scope, fp(m.content))
         )

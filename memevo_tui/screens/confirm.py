@@ -73,3 +73,17 @@ def conflict_dialog(first: str, second: str) -> ConfirmScreen:
 def undo_dialog(what: str, plan: list[tuple[dict[str, Any], dict[str, Any]]]) -> ConfirmScreen:
     """Asks before undoing ``what``, showing what the undo would write."""
     return ConfirmScreen("Undo", Group(Text(f"Undo {what}?"), describe_undo(plan)), yes="Undo")
+
+
+def incorrect_dialog(content: str, duplicates: int) -> ConfirmScreen:
+    """Asks before marking a record incorrect, saying what that quarantines."""
+    detail = Text()
+    detail.append(visible(content, keep_newlines=True))
+    also = f" and its {duplicates} same-text duplicate(s)" if duplicates else ""
+    detail.append(
+        f"\n\nThis quarantines the record{also}: pi stores them as conflicted, never recalls "
+        "them, and blocks the text from being learned again. r resolves it; 3 (accurate) "
+        "replaces the verdict.",
+        style="italic",
+    )
+    return ConfirmScreen("Mark this memory incorrect?", detail, yes="Incorrect")

@@ -1,10 +1,16 @@
-"""The correction editor: replace a memory's text."""
+"""Correcting a record's text: in the user's own editor, or in a modal one."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+import os
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
@@ -68,3 +74,47 @@ class CorrectScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def run_editor(app: App[Any], editor: str, text: str) -> str | None:
+    """``text`` as the user left it in ``editor``, or None (a toast says why).
+
+    The app is suspended while the editor runs, so it has the terminal to itself;
+    headless (tests) there is no terminal to hand over, and it simply runs.
+    """
+    with tempfile.TemporaryDirectory(prefix="memevo-edit-") as tmp:
+        path = Path(tmp) / "memory.txt"
+        path.write_text(text + "\n", encoding="utf-8")
+        command = [*shlex.split(editor), str(path)]
+        try:
+            if app.is_headless:
+                done = subprocess.run(command, check=False)
+            else:
+                with app.suspend():
+                    done = subprocess.run(command, check=False)
+        except (OSError, ValueError, SuspendNotSupported) as exc:
+            app.notify(f"Could not run the editor {editor!r}: {exc}", severity="error")
+            return None
+        if done.returncode != 0:
+            app.notify(
+                f"The editor exited with status {done.returncode}: nothing written",
+                severity="warning",
+            )
+            return None
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            app.notify(f"Could not read what the editor saved: {exc}", severity="error")
+            return None
+
+
+def edit_correction(
+    app: App[Any], memory_id: str, text: str, done: Callable[[str | None], None]
+) -> None:
+    """Let the user rewrite a record's text: in ``$VISUAL`` or ``$EDITOR`` when set,
+    else (and in a browser) in ``CorrectScreen``. ``done`` gets the text, or None."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if editor and not app.is_web:
+        done(run_editor(app, editor, text))
+    else:
+        app.push_screen(CorrectScreen(memory_id, text), done)

@@ -23,10 +23,14 @@ from ..views.learning import LearningView
 from ..views.memories import MemoriesView
 from ..views.recall import RecallView
 from ..views.search import SearchView
+from ..widgets.event_list import EventList
+from ..widgets.learning_status import LearningStatus
 from ..widgets.memory_list import MemoryList
 from ..widgets.recall_list import RecallList
 from ..widgets.source_list import SourceList
+from ..widgets.split import Split
 from ..widgets.status_line import StatusLine
+from ..widgets.virtual_list import VirtualList
 
 
 def _b(
@@ -53,27 +57,24 @@ class Dashboard(Screen[None]):
         _b("q", "app.quit", "Quit", "app.quit", "Quit memevo-tui"),
         _b("question_mark", "app.help", "Help", "app.help",
            "This help: keys, states, filter syntax", key_display="?"),
-        _b("slash", "filter", "Filter", "app.filter", "Filter the memory list as you type",
-           key_display="/"),
-        _b("a", "toggle_hidden", "All", "app.toggle_hidden",
-           "Show or hide forgotten and conflicted records"),
-        _b("o", "cycle_sort", "Sort", "app.sort", "Sort by the next column"),
-        _b("O", "reverse_sort", "Reverse", "app.reverse_sort", "Reverse the sort order",
-           show=False),
+        _b("slash", "filter", "Filter", "app.filter",
+           "Filter this view (or type its query or prompt)", key_display="/"),
         _b("m", "show_tab('memories')", "Memories", "app.memories", "Show the memory list",
            show=False),
-        _b("h", "show_tab('history')", "History", "app.history", "Show the event history"),
-        _b("s", "show_tab('search')", "Search", "app.search", "Search like /memory search"),
+        _b("h", "show_tab('history')", "History", "app.history", "Show the event history",
+           show=False),
+        _b("s", "show_tab('search')", "Search", "app.search", "Search like /memory search",
+           show=False),
         _b("i", "show_tab('recall')", "Recall", "app.recall",
-           "Recall preview: what pi would inject for a prompt, and why"),
+           "Recall preview: what pi would inject for a prompt, and why", show=False),
         _b("l", "show_tab('learning')", "Learning", "app.learning",
-           "Show the learning queue and its model calls"),
+           "Show the learning queue and its model calls", show=False),
         _b("space", "app.toggle_live", "Live", "app.live", "Pause or resume live updates",
-           key_display="space"),
+           key_display="space", show=False),
         _b("ctrl+r", "app.reload", "Reload", "app.reload", "Reload everything from the store",
            show=False),
         _b("escape", "escape", "Back", "app.escape",
-           "Leave the filter or search box; clear a conflict mark", show=False),
+           "Leave a text box; in a list, clear its filter; drop a conflict mark", show=False),
         _b("tab", "app.focus_next", "Next pane", "app.focus_next", "Next pane", show=False),
         _b("shift+tab", "app.focus_previous", "Previous pane", "app.focus_prev",
            "Previous pane", show=False),
@@ -113,8 +114,11 @@ class Dashboard(Screen[None]):
         self.post_message(ReloadWanted())  # the first read, now that every view listens
 
     def _narrow(self, width: int) -> None:
-        for split in self.query(".split, LearningStatus"):
-            split.set_class(width < self.NARROW, "-narrow")
+        narrow = width < self.NARROW
+        for split in self.query(Split):
+            split.set_narrow(narrow)
+        for status in self.query(LearningStatus):
+            status.set_class(narrow, "-narrow")
 
     def on_resize(self, event: events.Resize) -> None:
         self._narrow(event.size.width)
@@ -146,31 +150,44 @@ class Dashboard(Screen[None]):
         for tab, view in views.items():
             view.active = tab == event.pane.id
         views[event.pane.id or ""].activated()
+        self.update_status()
 
     def action_escape(self) -> None:
-        if not self.memories.leave():  # a conflict mark is cleared from any view
-            self.views[self.active].leave()
-
-    # ------------------------------------------------------------ the memory list, anywhere
+        if not self.views[self.active].leave():
+            self.memories.drop_conflict_mark()  # a pending conflict mark, from any view
 
     def action_filter(self) -> None:
-        self.action_show_tab("memories")
-        self.memories.focus_filter()
+        self.views[self.active].start_filter()
+
+    def action_yank(self, long: bool) -> None:
+        """Copy from the list in focus, else from the view's main list."""
+        view = self.views[self.active]
+        focused = self.focused
+        target = focused if isinstance(focused, VirtualList) else view.query(VirtualList).first()
+        target.action_yank(long)
+
+    def action_toggle_side(self) -> None:
+        splits = self.views[self.active].query(Split)
+        if splits:
+            splits.first().action_toggle_side()
+
+    # ------------------------------------------------------------ the memory list, by name
 
     def action_clear_filter(self) -> None:
         self.memories.clear_filter()
 
     def action_toggle_hidden(self) -> None:
-        self.memories.toggle_hidden()
+        self.memories.action_toggle_hidden()
 
-    def action_cycle_sort(self) -> None:
-        self.memories.cycle_sort()
+    def action_sort_menu(self) -> None:
+        self.action_show_tab("memories")
+        self.memories.action_sort_menu()
 
     def action_sort_by(self, key: str) -> None:
         self.memories.sort_by(key)
 
     def action_reverse_sort(self) -> None:
-        self.memories.reverse_sort()
+        self.memories.action_reverse_sort()
 
     def action_curate(self, verb: str) -> None:
         """A curation verb from the palette, on the record highlighted in Memories or Search."""
@@ -183,7 +200,10 @@ class Dashboard(Screen[None]):
     # ------------------------------------------------------------ requests between views
 
     def on_memory_list_curation_requested(self, message: MemoryList.CurationRequested) -> None:
-        self.memories.curate(message.row, message.verb)  # from the search results
+        """A curation key in Search or Recall: the record as loaded now, curated in place."""
+        row = message.row
+        current = self.state.find(row.id) if row is not None else None
+        self.memories.curate(current or row, message.verb)
 
     def on_undo_requested(self, message: UndoRequested) -> None:
         self.memories.undo_event(message.event_id, message.what)
@@ -193,14 +213,19 @@ class Dashboard(Screen[None]):
         self.action_show_tab("memories")
 
     def on_recall_list_goto_requested(self, message: RecallList.GotoRequested) -> None:
-        """Show the record in the memory list, clearing what hides it."""
-        if not self.memories.reveal(message.memory_id):
+        self.show_record(message.memory_id, "i returns to the preview, which re-runs after it")
+
+    def on_event_list_open_requested(self, message: EventList.OpenRequested) -> None:
+        self.show_record(message.memory_id, "h returns to the history")
+
+    def show_record(self, memory_id: str, back: str) -> None:
+        """Show a record in the memory list, clearing what hides it."""
+        if not self.memories.reveal(memory_id):
             return
         self.action_show_tab("memories")
         self.notify(
-            "p pins, e corrects, r resolves, 3 marks accurate; i returns to the preview, "
-            "which re-runs after every change",
-            title=f"Showing {message.memory_id}",
+            f"p pins, e corrects, r resolves, 3 marks accurate; {back}",
+            title=f"Showing {memory_id}",
         )
 
     # ------------------------------------------------------------ the status line
@@ -213,11 +238,11 @@ class Dashboard(Screen[None]):
         self.update_status()
 
     def update_status(self) -> None:
+        """The active view's figures, whether the store is read-only, and the indicator."""
         state = self.state
-        parts = self.memories.status_parts()
+        parts = self.views[self.active].status_parts()
         if state.read_only:
             parts.append(f"READ-ONLY: {state.read_only_reason}")
-        parts += self.query_one(LearningView).status_parts()
         self.query_one(StatusLine).show(
             parts, live=state.live, last_change=state.last_change, problem=state.problem
         )

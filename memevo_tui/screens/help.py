@@ -18,21 +18,22 @@ from textual.widgets import Static
 from store.recall import REASONS
 
 from ..glyphs import STATE_GLYPHS, STATE_MEANINGS
-from ..widgets.event_list import EventList
-from ..widgets.memory_list import MemoryList
-from ..widgets.recall_list import RecallList
-from ..widgets.recall_pane import RecallPane
-from ..widgets.source_list import SourceList
-from ..widgets.virtual_list import VirtualList
-from .confirm import ConfirmScreen
-from .correct import CorrectScreen
+from ..widgets.recall_pane import TERMS
+from ..widgets.source_list import STATE_GLYPHS as SOURCE_GLYPHS
+from ..widgets.source_list import STATE_MEANINGS as SOURCE_MEANINGS
 
 FILTER_HELP = (
-    "Type / in the memory list. Words match content, id, origin and search terms "
-    "(all must match). Narrow with key:value tokens, commas for alternatives:\n"
-    "  kind:fact,decision   status:confirmed   origin:webshop\n"
-    "  state:fresh|aging|dormant|pinned|forgotten|conflicted|disputed   is:pinned   is:unpinned\n"
-    "  src:<source id>   records a learning source created or last replaced\n"
+    "/ filters the view you are in; esc leaves the box, and esc in the list clears the filter. "
+    "Words must all match; key:value tokens narrow, commas for alternatives, and a known "
+    "value may be shortened (kind:dec). A value that is not known is said under the box, "
+    "and then nothing matches.\n"
+    "  Memories: kind:fact,decision  status:confirmed  origin:webshop  is:pinned  is:unpinned\n"
+    "            state:fresh|aging|dormant|pinned|forgotten|conflicted|disputed\n"
+    "            src:<source id> (the records a learning source created or last replaced)\n"
+    "  History:  actor:manual|model|local|migration  verb:pin|forget|correct|undo|useful|"
+    "learn|capture…  kind:  origin:\n"
+    "  Learning: state:pending|running|stalled|done|failed|paused  kind:  origin:  "
+    "code:timeout|rate_limit|…\n"
     "Forgotten and conflicted records are hidden unless you press a, or ask for them."
 )
 
@@ -62,10 +63,25 @@ def legend() -> Table:
     table = Table(box=None, padding=(0, 2), show_header=False)
     for state, glyph in STATE_GLYPHS.items():
         table.add_row(Text(f"{glyph} {state}", style="bold"), STATE_MEANINGS[state])
-    table.add_row(Text("█████", style="bold"), "freshness bar: full at 1, fading with age")
-    table.add_row(Text("↻11-25", style="bold"), "CONF: confirmed by later evidence after UPDATED")
-    table.add_row(Text("+ - ✓ ✗", style="bold"), "FB: useful, unhelpful | accurate, incorrect")
+    for key, meaning in COLUMNS:
+        table.add_row(Text(key, style="bold"), meaning)
+    for state, glyph in SOURCE_GLYPHS.items():
+        table.add_row(Text(f"{glyph} {state}", style="bold"), f"learning: {SOURCE_MEANINGS[state]}")
     return table
+
+
+COLUMNS = (
+    ("FRESH ██▌··", "time left before dormancy: full just confirmed, half when aging starts, "
+     "empty when dormant; in the state's colour (freshness itself never falls below its "
+     "kind's floor, 0.5 to 0.7)"),
+    ("K  F P D S", "kind: fact, preference, decision, project state"),
+    ("C  ✓", "confirmed (blank: provisional)"),
+    ("AGE  3d ↻", "since the last confirmation; ↻ confirmed again by later evidence"),
+    ("E  u t s m ?", "evidence: user statement, tool observation, summary, manual "
+     "correction, none"),
+    ("FB  + - ✓ ✗", "feedback: useful, unhelpful | accurate, incorrect (· none)"),
+)  # fmt: skip
+"""The memory list's short columns."""
 
 
 def reasons() -> Table:
@@ -75,23 +91,23 @@ def reasons() -> Table:
     return table
 
 
-def help_text(app_bindings: Iterable[BindingType], keymap: Mapping[str, str]) -> RenderableType:
+def terms() -> Table:
+    table = Table(box=None, padding=(0, 2), show_header=False)
+    for key, meaning in TERMS:
+        table.add_row(Text(key, style="bold"), meaning)
+    return table
+
+
+def help_text(
+    groups: Iterable[tuple[str, Iterable[BindingType]]], keymap: Mapping[str, str]
+) -> RenderableType:
     """Every key by where it works (as ``keymap`` maps it), the legend and the reasons."""
-    groups: list[tuple[str, Iterable[BindingType]]] = [
-        ("anywhere", app_bindings),
-        ("lists", VirtualList.BINDINGS),
-        ("memory list", MemoryList.BINDINGS),
-        ("history", EventList.BINDINGS),
-        ("learning", SourceList.BINDINGS),
-        ("recall preview", [*RecallPane.BINDINGS, *RecallList.BINDINGS]),
-        ("dialogs", ConfirmScreen.BINDINGS),
-        ("editor", CorrectScreen.BINDINGS),
-    ]
     return Group(
         Text("Keys", style="bold underline"),
         key_rows(groups, keymap),
         Text(
-            "Remap any key by id in ~/.config/memevo-tui/keymap.json, "
+            "The curation keys (p, 1-4, e, r, u) work on Search results and in the recall "
+            "preview too. Remap any key by id in ~/.config/memevo-tui/keymap.json, "
             'e.g. {"memory.forget": "x"}.\n',
             style="italic",
         ),
@@ -107,12 +123,20 @@ def help_text(app_bindings: Iterable[BindingType], keymap: Mapping[str, str]) ->
             style="italic",
         ),
         reasons(),
+        Text("\nRecall preview: its terms", style="bold underline"),
+        terms(),
     )
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "close", "Close", id="help.close"),
+        Binding("down,j", "scroll('down')", "Down", id="help.down", show=False),
+        Binding("up,k", "scroll('up')", "Up", id="help.up", show=False),
+        Binding("g,home", "scroll('home')", "Top", id="help.top", show=False),
+        Binding("G,end", "scroll('end')", "Bottom", id="help.bottom", show=False),
+        Binding("pagedown,ctrl+d,space", "scroll('page_down')", "Page down", show=False),
+        Binding("pageup,ctrl+u", "scroll('page_up')", "Page up", show=False),
     ]
 
     def __init__(self, content: RenderableType) -> None:
@@ -122,6 +146,10 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
             yield Static(self.content, markup=False)
+
+    def action_scroll(self, where: str) -> None:
+        box = self.query_one("#help", VerticalScroll)
+        getattr(box, f"scroll_{where}")(animate=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from textual.containers import Vertical
 from textual.widget import Widget
+from textual.widgets import Input
 from textual.worker import WorkerState
 
 from ..messages import StateChanged
@@ -24,7 +25,11 @@ class BaseView(Vertical):
     """
 
     FOCUS: ClassVar[str] = ""
-    """Selector of the widget that takes focus when the view is shown."""
+    """Selector of the widget that takes focus when the view is shown (its list)."""
+    BOX: ClassVar[str] = ""
+    """Selector of the view's text box: its filter, query or prompt (``/`` focuses it)."""
+    LIST: ClassVar[str] = ""
+    """Selector of the list esc returns to from the box (default: ``FOCUS``)."""
 
     def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -57,8 +62,29 @@ class BaseView(Vertical):
         """The view's tab was just shown."""
 
     def leave(self) -> bool:
-        """esc: leave a text box or cancel a pending step; False when there was none."""
+        """esc: leave the text box for the list; in the list, clear an active filter.
+        False when there was nothing to leave."""
+        focused = self.screen.focused
+        if isinstance(focused, Input) and self in focused.ancestors:
+            self.focus_now(self.query_one(self.LIST or self.FOCUS))
+            return True
+        if self.filtered:
+            self.clear_filter()
+            return True
         return False
+
+    @property
+    def filtered(self) -> bool:
+        """True while a filter narrows the view's list (esc clears it)."""
+        return False
+
+    def clear_filter(self) -> None:
+        """Show the whole list again."""
+
+    def start_filter(self) -> None:
+        """``/``: type in the view's box."""
+        if self.BOX:
+            self.focus_now(self.query_one(self.BOX))
 
     def status_parts(self) -> list[str]:
         """This view's part of the status line."""

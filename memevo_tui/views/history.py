@@ -1,6 +1,8 @@
-"""The History view: every event, newest first, and what the selected one changed.
+"""The History view: every event, newest first, as a log, and what the selected one changed.
 
-Undoing an event (``u``) is a write: the Memories view runs it, through the App.
+``/`` filters by record text, actor, verb, kind and origin. Undoing an event
+(``u``) is a write: the Memories view runs it, through the main screen, as it
+shows an event's record (``enter``).
 """
 
 from __future__ import annotations
@@ -8,36 +10,86 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.widgets import Input
 
 from store import CorruptRow, Event, StoreError
 from store.curation import UndoPlan
+from store.model import ACTORS
 
-from ..messages import StoreFailed, UndoRequested
+from ..filters import Field, Query, parse, say
+from ..messages import StatusChanged, StoreFailed, UndoRequested
 from ..state import Change, DashboardState, EventRow, LiveChanged, OwnWrite, Reloaded
 from ..text import one_line
+from ..view import KIND_NAMES
+from ..widgets.debounced_input import DebouncedInput
 from ..widgets.event_diff import EventDiff
-from ..widgets.event_list import EventList
+from ..widgets.event_list import EventList, verb
+from ..widgets.filter_box import FilterBox
+from ..widgets.split import Split
 from .base import BaseView
 
 PAGE = 200
 """Events read at a time; more are read as the cursor nears the end."""
+VERBS = (
+    "capture", "learn", "import", "pin", "unpin", "forget", "correct", "conflict", "resolve",
+    "adopt", "undo", "useful", "unhelpful", "accurate", "incorrect",
+)  # fmt: skip
+FIELDS = (
+    Field("actor", ("a",), {a: a for a in ACTORS}),
+    Field("verb", ("did", "v"), {v: v for v in VERBS}),
+    Field("kind", ("k",), KIND_NAMES),
+    Field("origin", ("o", "scope")),
+)
+
+
+def event_matches(e: EventRow, q: Query) -> bool:
+    """Does the event pass the history filter?"""
+    if isinstance(e, CorruptRow):
+        return not q.fields and all(w in (e.id + e.reason).casefold() for w in q.words)
+    if (a := q.get("actor")) and e.actor not in a:
+        return False
+    if (v := q.get("verb")) and verb(e) not in v:
+        return False
+    records = [r for r in (*e.after, *e.before) if r is not None]
+    if (k := q.get("kind")) and not any(r.get("kind") in k for r in records):
+        return False
+    if (o := q.values("origin")) and not any(x in e.scope.casefold() for x in o):
+        return False
+    if q.words:
+        text = " ".join(
+            [e.reason, *(str(r.get("content", "")) + " " + str(r.get("id", "")) for r in records)]
+        ).casefold()
+        return all(w in text for w in q.words)
+    return True
 
 
 class HistoryView(BaseView):
     """The event list beside the selected event's diff and its undo preview."""
 
     FOCUS = "#event-list"
+    BOX = "#history-filter"
     SETTLE = 0.05
     """Seconds the cursor must rest before the undo preview is computed."""
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "f",
+            "toggle_fields",
+            "Fields",
+            id="history.fields",
+            tooltip="Show every field of the records, or only the changed ones",
+        ),
+    ]
+
     @dataclass
     class EventsLoaded(Message):
-        """A page of the event history."""
+        """A page of the event history (or all of it)."""
 
         rows: Sequence[EventRow]
         append: bool
@@ -54,10 +106,19 @@ class HistoryView(BaseView):
         super().__init__(state, id=id)
         self.stale = True
         """The list is out of date: read it again when the view is next shown."""
+        self.events: list[EventRow] = []
+        """Every event read so far, newest first (the list shows those the filter keeps)."""
+        self.exhausted = False
+        self.filter_query = Query()
         self._previewed: str | None = None  # the event whose undo preview is shown
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="history-main", classes="split"):
+        yield FilterBox(
+            delay=0.12,
+            placeholder="/ filter: words, actor:manual verb:pin kind:fact origin:…",
+            id="history-filter",
+        )
+        with Split(width=50, id="history-main"):
             yield EventList(id="event-list")
             yield EventDiff(id="event-diff")
 
@@ -71,46 +132,94 @@ class HistoryView(BaseView):
             if self.active:
                 self.load_events()
         elif isinstance(change, LiveChanged) and change.events and not self.stale:
-            event_list = self.query_one(EventList)
-            known = {e.id for e in event_list.rows}
+            known = {e.id for e in self.events}
             fresh = [e for e in change.events if e.id not in known]
-            event_list.set_rows([*fresh, *event_list.rows])
-            event_list.flash({e.id for e in fresh})
+            self.events = [*fresh, *self.events]
+            self._show()
+            self.query_one(EventList).flash({e.id for e in fresh})
+
+    def status_parts(self) -> list[str]:
+        shown = len(self.query_one(EventList).rows)
+        more = "" if self.exhausted else "+ (more as you scroll)"
+        parts = [f"{shown:,} event(s) shown of {len(self.events):,}{more}"]
+        if self.filter_query.words or self.filter_query.fields:
+            parts.append(f"filter: {self.query_one(FilterBox).value}")
+        return parts
 
     @property
     def busy(self) -> bool:
-        event_list = self.query_one(EventList)
-        row = event_list.highlighted
+        row = self.query_one(EventList).highlighted
         behind = self.query_one(EventDiff).shown is not row
         wants_preview = isinstance(row, Event) and bool(row.after) and self._previewed != row.id
-        return super().busy or behind or wants_preview
+        pending = self.query_one(DebouncedInput).pending
+        return super().busy or behind or wants_preview or pending
 
-    # ------------------------------------------------------------ the list
+    # ------------------------------------------------------------ the list and its filter
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.filter_query.words or self.filter_query.fields or self.filter_query.errors)
+
+    def clear_filter(self) -> None:
+        box = self.query_one(DebouncedInput)
+        box.value = ""
+        box.cancel()
+        self._filter("")
+
+    def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
+        event.stop()
+        self._filter(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._filter(event.value)
+        self.focus_default()
+
+    def _filter(self, text: str) -> None:
+        self.filter_query = parse(text, FIELDS)
+        self.query_one(FilterBox).show_error(say(self.filter_query.errors))
+        if self.filtered and not self.exhausted:
+            self.load_events(everything=True)  # a filter looks at the whole history
+        self._show()
+
+    def _show(self) -> None:
+        q = self.filter_query
+        rows = [] if q.errors else [e for e in self.events if event_matches(e, q)]
+        event_list = self.query_one(EventList)
+        event_list.exhausted = self.exhausted or self.filtered
+        event_list.empty_text = "No event matches the filter." if self.filtered else "No events."
+        event_list.set_rows(rows)
+        self.post_message(StatusChanged())
 
     @work(exclusive=True, group="events", exit_on_error=False)
-    async def load_events(self, before_rowid: int | None = None) -> None:
+    async def load_events(self, before_rowid: int | None = None, everything: bool = False) -> None:
         try:
             store = await self.state.open()
-            rows = await store.events(limit=PAGE, before_rowid=before_rowid)
+            limit = None if everything else PAGE
+            rows = await store.events(limit=limit, before_rowid=before_rowid)
         except StoreError as exc:
             self.post_message(StoreFailed(exc))
             return
-        self.post_message(
-            self.EventsLoaded(rows, append=before_rowid is not None, exhausted=len(rows) < PAGE)
-        )
+        exhausted = everything or len(rows) < PAGE
+        self.post_message(self.EventsLoaded(rows, before_rowid is not None, exhausted))
 
     def on_history_view_events_loaded(self, message: EventsLoaded) -> None:
-        event_list = self.query_one(EventList)
-        rows = [*event_list.rows, *message.rows] if message.append else list(message.rows)
-        event_list.exhausted = message.exhausted
-        event_list.set_rows(rows)
+        self.events = [*self.events, *message.rows] if message.append else list(message.rows)
+        self.exhausted = message.exhausted
         if not message.append:
             self.stale = False
+        self._show()
 
     def on_event_list_more_wanted(self, message: EventList.MoreWanted) -> None:
-        self.load_events(message.before_rowid)
+        if not self.filtered:
+            self.load_events(message.before_rowid)
 
     # ------------------------------------------------------------ the diff and undo
+
+    def action_toggle_fields(self) -> None:
+        diff = self.query_one(EventDiff)
+        diff.toggle_fields()
+        self.notify("Showing every field" if diff.all_fields else "Showing the changed fields")
 
     def on_event_list_highlighted(self, message: EventList.Highlighted) -> None:
         self.query_one(EventDiff).show(message.row)

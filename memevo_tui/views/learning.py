@@ -1,6 +1,7 @@
 """The Learning view: pi's learning queue, its figures, and one source in full.
 
-``enter`` on a source asks the App to show its records in the memory list.
+``/`` filters by state, kind, origin, failure code and words. ``enter`` on a
+source asks the main screen to show its records in the memory list.
 """
 
 from __future__ import annotations
@@ -10,27 +11,55 @@ from dataclasses import dataclass
 
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal
 from textual.message import Message
+from textual.widgets import Input
 
-from store import CorruptRow, Event, ModelCall, Source, StoreError
+from store import CorruptRow, Event, Memory, ModelCall, Source, StoreError
+from store.model import FAILURE_CODES
 from store.status import QueueStatus, queue_status
 
+from ..filters import Field, Query, parse, say
 from ..messages import StatusChanged, StoreFailed
 from ..state import Change, DashboardState, LiveChanged
+from ..widgets.debounced_input import DebouncedInput
+from ..widgets.filter_box import FilterBox
 from ..widgets.learning_status import LearningStatus
 from ..widgets.source_detail import SourceDetail
-from ..widgets.source_list import SourceList
+from ..widgets.source_list import STATE_GLYPHS, SourceList, source_state
+from ..widgets.split import Split
 from .base import BaseView
 
 PAGE = 500
 """Sources read at a time, newest first."""
+FIELDS = (
+    Field("state", ("s",), {s: s for s in STATE_GLYPHS}),
+    Field("kind", ("k",)),
+    Field("origin", ("o", "scope")),
+    Field("code", ("error", "failure"), {c: c for c in FAILURE_CODES}),
+)
+
+
+def source_matches(s: Source | CorruptRow, q: Query, now_ms: float) -> bool:
+    """Does the source pass the learning filter?"""
+    if isinstance(s, CorruptRow):
+        return not q.fields and all(w in (s.id + s.reason).casefold() for w in q.words)
+    if (states := q.get("state")) and source_state(s, now_ms) not in states:
+        return False
+    if (kinds := q.values("kind")) and not any(k in s.kind.casefold() for k in kinds):
+        return False
+    if (origins := q.values("origin")) and not any(o in s.scope.casefold() for o in origins):
+        return False
+    if (codes := q.get("code")) and s.last_error not in codes:
+        return False
+    text = " ".join((s.id, s.content, s.last_error or "", str(s.diagnostic))).casefold()
+    return all(w in text for w in q.words)
 
 
 class LearningView(BaseView):
     """Queue figures on top, the sources below beside the highlighted one's detail."""
 
     FOCUS = "#source-list"
+    BOX = "#learning-filter"
 
     @dataclass
     class SourcesLoaded(Message):
@@ -52,11 +81,18 @@ class LearningView(BaseView):
         super().__init__(state, id=id)
         self.summary = ""
         """The queue in one line, for the status line (once the queue was read)."""
+        self.sources: list[Source | CorruptRow] = []
+        self.filter_query = Query()
         self._detailed: str | None = None  # the source whose details are shown
 
     def compose(self) -> ComposeResult:
         yield LearningStatus(id="learning-status")
-        with Horizontal(id="learning-main", classes="split"):
+        yield FilterBox(
+            delay=0.12,
+            placeholder="/ filter: words, state:stalled kind:summary origin:… code:timeout",
+            id="learning-filter",
+        )
+        with Split(width=36, id="learning-main"):
             yield SourceList(id="source-list")
             yield SourceDetail(id="source-detail")
 
@@ -68,14 +104,67 @@ class LearningView(BaseView):
             self.load_sources()
 
     def status_parts(self) -> list[str]:
-        return [self.summary] if self.summary else []
+        shown = len(self.query_one(SourceList).rows)
+        parts = [f"{shown:,} source(s) shown of {len(self.sources):,}"] if self.sources else []
+        if self.filtered:
+            parts.append(f"filter: {self.query_one(FilterBox).value}")
+        return [*parts, self.summary] if self.summary else parts
 
     @property
     def busy(self) -> bool:
         row = self.query_one(SourceList).highlighted
         behind = self.query_one(SourceDetail).shown is not row
         wants_details = isinstance(row, Source) and self._detailed != row.id
-        return super().busy or behind or wants_details
+        pending = self.query_one(DebouncedInput).pending
+        return super().busy or behind or wants_details or pending
+
+    @property
+    def filtered(self) -> bool:
+        q = self.filter_query
+        return bool(q.words or q.fields or q.errors)
+
+    def clear_filter(self) -> None:
+        box = self.query_one(DebouncedInput)
+        box.value = ""
+        box.cancel()
+        self._filter("")
+
+    def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
+        event.stop()
+        self._filter(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._filter(event.value)
+        self.focus_default()
+
+    def _filter(self, text: str) -> None:
+        self.filter_query = parse(text, FIELDS)
+        self.query_one(FilterBox).show_error(say(self.filter_query.errors))
+        self._show()
+
+    def _show(self) -> None:
+        q, now = self.filter_query, self.state.clock()
+        rows = [] if q.errors else [s for s in self.sources if source_matches(s, q, now)]
+        source_list = self.query_one(SourceList)
+        source_list.now_ms = now
+        source_list.empty_text = "No source matches the filter." if self.filtered else "No sources."
+        source_list.set_rows(rows)
+        self.post_message(StatusChanged())
+
+    def on_source_list_open_requested(self, message: SourceList.OpenRequested) -> None:
+        """Pass the request on only when the source changed some record."""
+        source_id = message.source_id
+        if not any(
+            isinstance(m, Memory)
+            and source_id in (m.source_entry_id, m.evidence.source_id if m.evidence else "")
+            for m in self.state.rows
+        ):
+            message.stop()
+            self.notify(
+                "No record in the store was created or last replaced by this source",
+                title="Nothing to show",
+            )
 
     @work(exclusive=True, group="sources", exit_on_error=False)
     async def load_sources(self) -> None:
@@ -90,9 +179,9 @@ class LearningView(BaseView):
 
     def on_learning_view_sources_loaded(self, message: SourcesLoaded) -> None:
         source_list = self.query_one(SourceList)
-        source_list.now_ms = self.state.clock()
-        before = {r.id: r for r in source_list.rows}
-        source_list.set_rows(list(message.sources))
+        before = {r.id: r for r in self.sources}
+        self.sources = list(message.sources)
+        self._show()
         if before:
             changed = {
                 r.id
@@ -113,7 +202,7 @@ class LearningView(BaseView):
 
     def on_source_list_highlighted(self, message: SourceList.Highlighted) -> None:
         row = message.row
-        self.query_one(SourceDetail).show(row)
+        self.query_one(SourceDetail).show(row, now_ms=self.state.clock())
         if isinstance(row, Source):
             self.load_source_details(row.id)
 
@@ -135,4 +224,5 @@ class LearningView(BaseView):
         if current is not None and current.id == message.source_id:
             self._detailed = message.source_id
             if message.calls is not None:
-                self.query_one(SourceDetail).show(current, message.calls, message.events)
+                detail = self.query_one(SourceDetail)
+                detail.show(current, message.calls, message.events, self.state.clock())

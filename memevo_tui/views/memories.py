@@ -1,7 +1,7 @@
 """The Memories view: the filter box, the memory list and the detail pane, and curation.
 
 Every curation write of the dashboard runs here, whichever view asked for it
-(the Search tab and the history ask through the App). Follow one key, ``p``:
+(Search, Recall and History ask through the main screen). Follow one key, ``p``:
 
 1. ``MemoryList`` binds ``p`` to ``curate('pin')`` and posts ``CurationRequested``;
 2. ``on_memory_list_curation_requested`` hands the row to ``curate``, which checks
@@ -16,27 +16,32 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Input
 
 from store import Changed, CorruptRow, Memory, MemoryStore, Refused, StoreError
 from store.curation import UndoPlan
 
 from ..commands import SORTS
 from ..messages import ReloadWanted, StatusChanged, StoreFailed
-from ..screens.confirm import conflict_dialog, forget_dialog, undo_dialog
-from ..screens.correct import CorrectScreen
+from ..screens.confirm import (
+    ConfirmScreen,
+    conflict_dialog,
+    forget_dialog,
+    incorrect_dialog,
+    undo_dialog,
+)
+from ..screens.correct import edit_correction
+from ..screens.sort_menu import SortMenu
 from ..state import Change, DashboardState, Failed, LiveChanged, OwnWrite, Reloaded, Row
 from ..text import one_line
-from ..view import DEFAULT_DESCENDING, apply_view
-from ..widgets.debounced_input import DebouncedInput
-from ..widgets.memory_detail import MemoryDetail
+from ..view import SORT_KEYS
+from ..widgets.memory_browser import MemoryBrowser
 from ..widgets.memory_list import MemoryList
-from ..widgets.virtual_list import VirtualList
 from .base import BaseView
 
 FEEDBACK = ("useful", "unhelpful", "accurate", "incorrect")
@@ -57,8 +62,27 @@ class MemoriesView(BaseView):
     """Every record on one line, the highlighted one in full, and the curation keys."""
 
     FOCUS = "#memory-list"
-    FILTER_DELAY = 0.12
-    """Seconds of typing pause before the filter applies."""
+    BOX = "#filter"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("o", "sort_menu", "Sort", id="memory.sort", tooltip="Sort by a column (a menu)"),
+        Binding(
+            "O",
+            "reverse_sort",
+            "Reverse",
+            id="memory.reverse_sort",
+            show=False,
+            tooltip="Reverse the sort order",
+        ),
+        Binding(
+            "a",
+            "toggle_hidden",
+            "All",
+            id="memory.toggle_hidden",
+            show=False,
+            tooltip="Show or hide forgotten and conflicted records",
+        ),
+    ]
 
     @dataclass
     class Written(Message):
@@ -88,18 +112,19 @@ class MemoriesView(BaseView):
         self.conflict_mark: Memory | None = None
 
     def compose(self) -> ComposeResult:
-        yield DebouncedInput(
-            delay=self.FILTER_DELAY,
-            placeholder="/ filter: words, kind:fact state:dormant origin:… is:pinned",
-            id="filter",
-        )
-        with Horizontal(id="main", classes="split"):
-            yield MemoryList(id="memory-list")
-            yield MemoryDetail(id="memory-detail", load_events=self.state.record_events)
+        yield MemoryBrowser(self.state, sorts=SORTS)
+
+    @property
+    def browser(self) -> MemoryBrowser:
+        return self.query_one(MemoryBrowser)
 
     @property
     def memory_list(self) -> MemoryList:
-        return self.query_one("#memory-list", MemoryList)
+        return self.browser.memory_list
+
+    @property
+    def highlighted(self) -> Row | None:
+        return self.memory_list.highlighted
 
     def on_mount(self) -> None:
         self.memory_list.empty_text = "Loading…"
@@ -107,63 +132,37 @@ class MemoriesView(BaseView):
     # ------------------------------------------------------------ the shared state
 
     def state_changed(self, change: Change) -> None:
-        memory_list = self.memory_list
+        browser, memory_list = self.browser, self.memory_list
         if isinstance(change, Reloaded):
             memory_list.empty_text = "No memory matches the filter."
-            self.apply()
+            browser.apply()
             if not change.partial and change.corrupt:
                 self.notify(
                     f"{change.corrupt} corrupt row(s) flagged at the top of the list",
                     severity="warning",
                 )
         elif isinstance(change, OwnWrite):
-            self._put(change.rows)
+            browser.put(change.rows)
         elif isinstance(change, LiveChanged):
             if change.full:
-                self.apply()
+                browser.apply()
             else:
-                self._put(change.rows)
+                browser.put(change.rows)
             memory_list.flash({r.id for r in change.rows})
         elif isinstance(change, Failed) and change.message:
             memory_list.empty_text = change.message
             memory_list.refresh()
 
-    def apply(self) -> None:
-        """Filter and sort every row by the view settings, keeping the cursor's record."""
-        state = self.state
-        rows, parsed = apply_view(state.rows, state.view, state.haystacks)
-        memory_list = self.memory_list
-        memory_list.sort_key = state.view.sort
-        memory_list.sort_descending = state.view.descending
-        memory_list.set_rows(rows)
-        if parsed.errors:
-            self.notify("; ".join(parsed.errors), title="Filter", severity="warning")
+    def on_memory_browser_changed(self, message: MemoryBrowser.Changed) -> None:
+        message.stop()
         self.post_message(StatusChanged())
-
-    def _put(self, rows: Sequence[Row]) -> None:
-        """Put changed records in place: the list keeps its order and its cursor."""
-        memory_list = self.memory_list
-        visible_now, _ = apply_view(rows, self.state.view, self.state.haystacks)
-        still = {r.id for r in visible_now}
-        needs_view = False
-        for r in rows:
-            if r.id in still:
-                if not memory_list.replace_row(r.id, r):
-                    needs_view = True
-            elif any(x.id == r.id for x in memory_list.rows):
-                needs_view = True
-        if needs_view:
-            self.apply()
-        else:
-            self.post_message(StatusChanged())
 
     def status_parts(self) -> list[str]:
         state = self.state
         view = state.view
-        shown = len(self.memory_list.rows)
         arrow = "▼" if view.descending else "▲"
         parts = [
-            f"{shown:,} shown of {state.total:,}"
+            f"{len(self.memory_list.rows):,} shown of {state.total:,}"
             + (" (loading the rest…)" if state.partial else ""),
             f"sort {view.sort} {arrow}",
             "forgotten/conflicted shown" if view.show_hidden else "forgotten/conflicted hidden (a)",
@@ -176,100 +175,61 @@ class MemoriesView(BaseView):
 
     @property
     def busy(self) -> bool:
-        box, detail = self.query_one(DebouncedInput), self.query_one(MemoryDetail)
-        return (
-            super().busy or box.pending or not detail.caught_up_with(self.memory_list.highlighted)
-        )
+        return super().busy or self.browser.busy
 
-    # ------------------------------------------------------------ settings
+    # ------------------------------------------------------------ what the list shows
 
-    def _set_view(self, **changes: str | bool) -> None:
-        self.state.set_view(**changes)  # type: ignore[arg-type]
-        self.apply()
-
-    def toggle_hidden(self) -> None:
+    def action_toggle_hidden(self) -> None:
         show = not self.state.view.show_hidden
-        self._set_view(show_hidden=show)
-        self.notify(
-            "Showing forgotten and conflicted records"
-            if show
-            else "Hiding forgotten and conflicted records"
-        )
+        self.browser.set_view(show_hidden=show)
+        self.notify(f"{'Showing' if show else 'Hiding'} forgotten and conflicted records")
 
-    def cycle_sort(self) -> None:
+    def action_sort_menu(self) -> None:
         view = self.state.view
-        index = SORTS.index(view.sort) if view.sort in SORTS else -1
-        self.sort_by(SORTS[(index + 1) % len(SORTS)])
+        keys = [(key, label) for key, (label, _) in SORT_KEYS.items()]
+
+        def picked(key: str | None) -> None:
+            if key == view.sort:
+                self.browser.reverse_sort()
+            elif key is not None:
+                self.browser.sort_by(key)
+
+        self.app.push_screen(SortMenu(keys, view.sort, view.descending), picked)
+
+    def action_reverse_sort(self) -> None:
+        self.browser.reverse_sort()
 
     def sort_by(self, key: str) -> None:
-        self._set_view(sort=key, descending=key in DEFAULT_DESCENDING)
+        self.browser.sort_by(key)
 
-    def reverse_sort(self) -> None:
-        self._set_view(descending=not self.state.view.descending)
-
-    def on_virtual_list_header_clicked(self, message: VirtualList.HeaderClicked) -> None:
-        if message.source.id != "memory-list" or message.column not in SORTS:
-            return
-        if message.column == self.state.view.sort:
-            self.reverse_sort()
-        else:
-            self.sort_by(message.column)
-
-    def focus_filter(self) -> None:
-        self.focus_now(self.query_one("#filter", Input))
+    @property
+    def filtered(self) -> bool:
+        return bool(self.state.view.query)
 
     def clear_filter(self) -> None:
-        self.query_one("#filter", Input).value = ""
-        self._set_view(query="")
+        self.browser.show_query("", show_hidden=self.state.view.show_hidden)
 
     def show_query(self, query: str, *, show_hidden: bool) -> None:
-        """Filter by ``query`` (a request from another view)."""
-        self.query_one("#filter", Input).value = query
-        self._set_view(query=query, show_hidden=show_hidden)
-
-    def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
-        event.stop()
-        self._set_view(query=event.value)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self._set_view(query=event.value)
-        self.focus_now(self.memory_list)
+        self.browser.show_query(query, show_hidden=show_hidden)
 
     def leave(self) -> bool:
-        if self.conflict_mark is not None:
-            self.conflict_mark = None
-            self.notify("Conflict mark cleared")
-            self.post_message(StatusChanged())
-            return True
-        if self.query_one("#filter", Input).has_focus:
-            self.focus_now(self.memory_list)
-            return True
-        return False
+        return self.drop_conflict_mark() or super().leave()
+
+    def drop_conflict_mark(self) -> bool:
+        """Forget a pending conflict mark (esc); False when there was none."""
+        if self.conflict_mark is None:
+            return False
+        self.conflict_mark = None
+        self.notify("Conflict mark cleared")
+        self.post_message(StatusChanged())
+        return True
 
     def reveal(self, memory_id: str) -> bool:
         """Put the cursor on a record, clearing what hides it (a request from another view)."""
-        row = self.state.find(memory_id)
-        if row is None:
-            self.notify(f"{memory_id} is no longer in the store", severity="warning")
-            return False
-        memory_list = self.memory_list
-        if not any(r.id == memory_id for r in memory_list.rows):
-            hidden = isinstance(row, Memory) and not row.active
-            self.query_one("#filter", Input).value = ""
-            self._set_view(query="", show_hidden=self.state.view.show_hidden or hidden)
-        index = next((i for i, r in enumerate(memory_list.rows) if r.id == memory_id), None)
-        if index is None:  # not expected: the view was just opened up to show it
-            self.notify(f"{memory_id} is not in the memory list", severity="warning")
-            return False
-        memory_list.cursor = index
-        return True
-
-    # ------------------------------------------------------------ the detail pane
-
-    def on_memory_list_highlighted(self, message: MemoryList.Highlighted) -> None:
-        message.stop()
-        self.query_one(MemoryDetail).follow(message.row)
+        problem = self.browser.reveal(memory_id)
+        if problem is not None:
+            self.notify(problem, severity="warning")
+        return problem is None
 
     # ------------------------------------------------------------ curation
 
@@ -307,12 +267,22 @@ class MemoriesView(BaseView):
         if verb == "pin":
             op = "unpin" if row.pinned else "pin"
             self.write(op, lambda s: getattr(s, op)(memory_id, expected_revision=revision))
+        elif verb == "incorrect":
+            self._ask(
+                incorrect_dialog(row.content, len(self.state.duplicates(row))),
+                verb,
+                lambda s: s.feedback(memory_id, verb, expected_revision=revision),
+            )
         elif verb in FEEDBACK:
             self.write(verb, lambda s: s.feedback(memory_id, verb, expected_revision=revision))
         elif verb == "resolve":
             self.write(verb, lambda s: s.resolve(memory_id, expected_revision=revision))
         elif verb == "forget":
-            self._confirm_forget(row)
+            self._ask(
+                forget_dialog(row.content),
+                verb,
+                lambda s: s.forget(memory_id, expected_revision=revision),
+            )
         elif verb == "correct":
             self._edit_correction(row)
         elif verb == "conflict":
@@ -320,12 +290,14 @@ class MemoriesView(BaseView):
         elif verb == "undo":
             self.undo_last(row.id)
 
-    def _confirm_forget(self, row: Memory) -> None:
+    def _ask(self, dialog: ConfirmScreen, verb: str, op: StoreCall) -> None:
+        """Write ``op`` once the user says yes to ``dialog``."""
+
         def done(yes: bool | None) -> None:
             if yes:
-                self.write("forget", lambda s: s.forget(row.id, expected_revision=row.revision))
+                self.write(verb, op)
 
-        self.app.push_screen(forget_dialog(row.content), done)
+        self.app.push_screen(dialog, done)
 
     def _edit_correction(self, row: Memory) -> None:
         def done(text: str | None) -> None:
@@ -336,7 +308,7 @@ class MemoriesView(BaseView):
                 return
             self.write("correct", lambda s: s.correct(row.id, text, expected_revision=row.revision))
 
-        self.app.push_screen(CorrectScreen(row.id, row.content), done)
+        edit_correction(self.app, row.id, row.content, done)
 
     def _mark_conflict(self, row: Memory) -> None:
         mark = self.conflict_mark
@@ -350,15 +322,11 @@ class MemoriesView(BaseView):
             return
         self.conflict_mark = None
         self.post_message(StatusChanged())
-
-        def done(yes: bool | None) -> None:
-            if yes:
-                self.write(
-                    "conflict",
-                    lambda s: s.conflict(mark.id, row.id, expected_revision=mark.revision),
-                )
-
-        self.app.push_screen(conflict_dialog(mark.content, row.content), done)
+        self._ask(
+            conflict_dialog(mark.content, row.content),
+            "conflict",
+            lambda s: s.conflict(mark.id, row.id, expected_revision=mark.revision),
+        )
 
     @work(group="undo-lookup", exit_on_error=False)
     async def undo_last(self, memory_id: str) -> None:
@@ -401,12 +369,7 @@ class MemoriesView(BaseView):
             self.notify(f"Undo refused: {message.plan}", title="Undo", severity="error")
             return
         event_id = message.event_id
-
-        def done(yes: bool | None) -> None:
-            if yes:
-                self.write("undo", lambda s: s.undo(event_id))
-
-        self.app.push_screen(undo_dialog(message.what, message.plan), done)
+        self._ask(undo_dialog(message.what, message.plan), "undo", lambda s: s.undo(event_id))
 
     @work(group="write", exit_on_error=False)
     async def write(self, verb: str, op: StoreCall) -> None:
@@ -444,6 +407,11 @@ class MemoriesView(BaseView):
             )
             return
         first = message.rows[-1] if message.rows else None
-        target = f" · {first.id}" if first is not None else ""
-        self.notify(f"{DONE_LABELS.get(message.label, message.label)}{target}", title="Saved")
+        if message.label == "incorrect":
+            also = len(message.rows) - 1
+            text = "Marked incorrect: quarantined" + (f" with {also} duplicate(s)" if also else "")
+            self.notify(f"{text}; r resolves it, 3 marks it accurate", title="Saved")
+        else:
+            target = f" · {first.id}" if first is not None else ""
+            self.notify(f"{DONE_LABELS.get(message.label, message.label)}{target}", title="Saved")
         self.state.written(message.rows)

@@ -18,7 +18,7 @@ from textual.message import Message
 from store import StoreError
 from store.recall import DigestLine, Purpose, Recall, digest
 
-from ..messages import StoreFailed
+from ..messages import StatusChanged, StoreFailed
 from ..state import Change, LiveChanged, OwnWrite
 from ..widgets.recall_pane import RecallPane
 from .base import BaseView
@@ -28,6 +28,8 @@ class RecallView(BaseView):
     """The recall preview."""
 
     FOCUS = "#recall-input"
+    BOX = "#recall-input"
+    LIST = "#recall-list"
 
     @dataclass
     class Computed(Message):
@@ -53,6 +55,18 @@ class RecallView(BaseView):
                 turns = tuple(pane.turns) if pane.purpose == "inject" else ()
                 self.run_recall(pane.prompt, pane.purpose, turns, rerun=True)
 
+    def status_parts(self) -> list[str]:
+        pane = self.query_one(RecallPane)
+        result = pane.result
+        if result is None or not result.prompt.strip():
+            return ["recall preview: type a prompt to see what pi would inject for it"]
+        chosen = "injected" if result.purpose == "inject" else "selected"
+        return [
+            f"{len(result.selected)} {chosen} of {result.limit}",
+            f"{result.left_out_total} left out",
+            f"{result.eligible} eligible, {result.excluded} excluded by status",
+        ]
+
     def explain_search(self, query: str) -> None:
         """Show why ``/memory search`` returns what it does for ``query``."""
         self.query_one(RecallPane).explain_search(query)
@@ -75,5 +89,6 @@ class RecallView(BaseView):
 
     def on_recall_view_computed(self, message: Computed) -> None:
         changes = self.query_one(RecallPane).show(message.result, message.digest)
+        self.post_message(StatusChanged())
         if message.rerun and changes:
             self.notify("\n".join(changes[:4]), title="Recall preview changed", timeout=8)

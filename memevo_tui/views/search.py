@@ -9,19 +9,19 @@ from dataclasses import dataclass
 
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input
 
 from store import StoreError
 from store.recall import Recall
 
-from ..messages import StoreFailed
+from ..messages import StatusChanged, StoreFailed
 from ..state import Change, DashboardState, LiveChanged, OwnWrite, Row
 from ..text import one_line
 from ..widgets.debounced_input import DebouncedInput
 from ..widgets.memory_detail import MemoryDetail
 from ..widgets.memory_list import MemoryList
+from ..widgets.split import Split
 from .base import BaseView
 
 
@@ -29,6 +29,8 @@ class SearchView(BaseView):
     """A query box, the results in pi's order, and the highlighted result in full."""
 
     FOCUS = "#search-input"
+    BOX = "#search-input"
+    LIST = "#search-results"
     DELAY = 0.15
     """Seconds of typing pause before the search runs."""
 
@@ -46,7 +48,7 @@ class SearchView(BaseView):
         yield DebouncedInput(
             delay=self.DELAY, placeholder="search memories (dormant included)", id="search-input"
         )
-        with Horizontal(id="search-main", classes="split"):
+        with Split(width=30, id="search-main"):
             yield MemoryList(id="search-results")
             yield MemoryDetail(id="search-detail", load_events=self.state.record_events)
 
@@ -74,6 +76,12 @@ class SearchView(BaseView):
             or not detail.caught_up_with(results.highlighted)
         )
 
+    def status_parts(self) -> list[str]:
+        if not self._shown.strip():
+            return ["search: type a query (dormant records included, as /memory search)"]
+        found = len(self.query_one(MemoryList).rows)
+        return [f"{found} result(s) for {one_line(self._shown, 40)!r}, in pi's order"]
+
     def state_changed(self, change: Change) -> None:
         if isinstance(change, OwnWrite | LiveChanged):
             results = self.query_one(MemoryList)
@@ -83,12 +91,6 @@ class SearchView(BaseView):
                 self.query_text.strip()
             ):
                 self.run_search(self.query_text)
-
-    def leave(self) -> bool:
-        if self.query_one("#search-input", Input).has_focus:
-            self.focus_now(self.query_one(MemoryList))
-            return True
-        return False
 
     def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
         event.stop()
@@ -119,6 +121,7 @@ class SearchView(BaseView):
             else "Type a query above."
         )
         results.set_rows(result.memories, top=not same)
+        self.post_message(StatusChanged())
 
     def on_memory_list_highlighted(self, message: MemoryList.Highlighted) -> None:
         message.stop()

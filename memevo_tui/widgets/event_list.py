@@ -8,7 +8,9 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from store import CorruptRow, Event
+from store._js import js_json
 
+from ..glyphs import KIND_CODES
 from ..text import one_line
 from ..view import origin_name
 from .virtual_list import Column, VirtualList
@@ -16,15 +18,47 @@ from .virtual_list import Column, VirtualList
 EventRow = Event | CorruptRow
 
 
+def verb(e: Event) -> str:
+    """What the event did, in one or two words, from its actor and reason (§2.5)."""
+    reason = e.reason
+    if e.actor == "local":
+        return "capture"
+    if e.actor == "migration":
+        return "import"
+    if e.actor == "model":
+        return "learn"
+    if reason.startswith("Feedback "):
+        return reason.removeprefix("Feedback ").partition(":")[0]
+    if reason.startswith("Undo "):
+        return "undo"
+    return reason.split(" ", 1)[0][:12] or "?"
+
+
+def event_text(e: Event) -> str:
+    """The record it changed, as the log reads it: its text, and how many more."""
+    if not e.after:
+        return "(no record changed)" if e.actor != "local" else "(nothing extracted)"
+    first = e.after[0]
+    text = first.get("content")
+    line = one_line(text) if isinstance(text, str) else one_line(str(first.get("id", "?")))
+    if e.actor == "model" and e.before and e.before[0] is None:
+        line = "new: " + line
+    more = len(e.after) - 1
+    return f"{line}  (+{more} more)" if more else line
+
+
 def event_cells(row: EventRow) -> dict[str, str]:
     if isinstance(row, CorruptRow):
-        return {"actor": "corrupt", "reason": f"{one_line(row.id)}: {row.reason}"}
+        return {"verb": "corrupt", "text": f"{one_line(row.id)}: {row.reason}"}
+    first = row.after[0] if row.after else {}
+    kind = first.get("kind")
     return {
         "time": row.at[:16].replace("T", " "),
         "actor": row.actor,
+        "verb": one_line(verb(row)),
+        "kind": KIND_CODES.get(kind, "") if isinstance(kind, str) else "",
         "origin": one_line(origin_name(row.scope)),
-        "changes": f"×{len(row.after)}" if row.after else "–",
-        "reason": one_line(row.reason),
+        "text": event_text(row),
     }
 
 
@@ -33,12 +67,13 @@ class EventList(VirtualList[EventRow]):
 
     COLUMNS = (
         Column("time", "TIME (UTC)", 16),
-        Column("actor", "ACTOR", 9),
-        Column("origin", "ORIGIN", 12),
-        Column("changes", "REC", 3),
-        Column("reason", "REASON", 0),
+        Column("actor", "ACTOR", 7),
+        Column("verb", "DID", 10),
+        Column("kind", "K", 1),
+        Column("origin", "ORIGIN", 8),
+        Column("text", "RECORD", 0),
     )
-    DROP_ORDER = ("origin", "changes", "actor")
+    DROP_ORDER = ("kind", "origin", "actor")
     CLASS_PREFIX = "event-list"
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "event-list--header",
@@ -52,7 +87,14 @@ class EventList(VirtualList[EventRow]):
         "event-list--empty-event",
     }
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("u", "undo", "Undo event", id="history.undo", tooltip="Undo the selected event"),
+        Binding("u", "undo", "Undo", id="history.undo", tooltip="Undo the selected event"),
+        Binding(
+            "enter",
+            "open",
+            "Record",
+            id="history.open",
+            tooltip="Show the event's record in the memory list",
+        ),
     ]
 
     class Highlighted(VirtualList.Highlighted):
@@ -63,6 +105,18 @@ class EventList(VirtualList[EventRow]):
             super().__init__()
             self.event_list = event_list
             self.row = row
+
+        @property
+        def control(self) -> EventList:
+            return self.event_list
+
+    class OpenRequested(Message):
+        """Show this record in the memory list."""
+
+        def __init__(self, event_list: EventList, memory_id: str) -> None:
+            super().__init__()
+            self.event_list = event_list
+            self.memory_id = memory_id
 
         @property
         def control(self) -> EventList:
@@ -104,6 +158,11 @@ class EventList(VirtualList[EventRow]):
     def make_highlighted(self, row: EventRow | None) -> EventList.Highlighted:
         return self.Highlighted(self, row)
 
+    def yank_text(self, row: EventRow, long: bool) -> tuple[str, str] | None:
+        if isinstance(row, CorruptRow):
+            return (row.raw, "the corrupt event as stored") if long else (row.id, "its id")
+        return (js_json(row.data), "the event as stored") if long else (row.id, "its id")
+
     def watch_cursor(self, old: int, new: int) -> None:
         super().watch_cursor(old, new)
         if not self.exhausted and self.rows and new >= len(self.rows) - 20:
@@ -111,6 +170,13 @@ class EventList(VirtualList[EventRow]):
             rowid = last.rowid if isinstance(last, Event) else None
             if rowid is not None:
                 self.post_message(self.MoreWanted(self, rowid))
+
+    def action_open(self) -> None:
+        row = self.highlighted
+        if isinstance(row, Event) and row.record_ids:
+            self.post_message(self.OpenRequested(self, row.record_ids[0]))
+        else:
+            self.notify("This event changed no record", severity="warning")
 
     def action_undo(self) -> None:
         self.post_message(self.UndoRequested(self, self.highlighted))

@@ -42,18 +42,30 @@ def describe_queue(q: QueueStatus) -> Text:
     return text
 
 
+AXIS = "24 h ago" + " " * 24 + "now"
+"""Under the sparklines (40 cells wide): the day they cover, oldest hour first."""
+
+
 class LearningStatus(Horizontal):
     """Figures on the left, calls and failures per hour over the last day on the right."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="queue-figures", markup=False)
         with Vertical(id="queue-activity"):
-            yield Static("calls per hour, last 24 h", classes="spark-label")
+            yield Static("model calls per hour", id="calls-label", classes="spark-label")
             yield Sparkline([], id="calls-spark")
-            yield Static("failures per hour", classes="spark-label")
+            yield Static("failures per hour", id="failures-label", classes="spark-label")
             yield Sparkline([], id="failures-spark")
+            yield Static(AXIS, classes="spark-label", markup=False)
 
     def show(self, queue: QueueStatus) -> None:
         self.query_one("#queue-figures", Static).update(describe_queue(queue))
-        self.query_one("#calls-spark", Sparkline).data = list(queue.calls_per_hour)
-        self.query_one("#failures-spark", Sparkline).data = list(queue.failures_per_hour)
+        calls, failures = list(queue.calls_per_hour), list(queue.failures_per_hour)
+        self.query_one("#calls-label", Static).update(
+            f"model calls per hour (tallest: {max(calls, default=0)})"
+        )
+        self.query_one("#failures-label", Static).update(
+            f"failures per hour (tallest: {max(failures, default=0)})"
+        )
+        self.query_one("#calls-spark", Sparkline).data = calls
+        self.query_one("#failures-spark", Sparkline).data = failures

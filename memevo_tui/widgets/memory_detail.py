@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -14,9 +16,11 @@ from textual.widgets import Static
 
 from store import CorruptRow, Event, Memory, StoreError
 from store._js import iso, parse_ms
+from store.quality import POLICY
 
-from ..glyphs import STATE_MEANINGS, badge, freshness_bar, state_of
+from ..glyphs import STATE_MEANINGS, badge, freshness_bar, state_of, time_left
 from ..text import visible
+from .decay import DecayPlot, decay_words
 
 
 def _when(value: str | None) -> str:
@@ -32,47 +36,80 @@ def _days(value: float | None) -> str:
     return f"in {value:.1f} days"
 
 
+class _Fields:
+    """Labels on the left, plain values wrapping in their own column on the right."""
+
+    def __init__(self) -> None:
+        self.table = Table.grid(padding=(0, 1))
+        self.table.add_column(justify="right", style="bold", min_width=12, no_wrap=True)
+        self.table.add_column(ratio=1)
+
+    def __call__(self, label: str, value: str, style: str = "") -> None:
+        self.table.add_row(label, Text(visible(value), style=style))
+
+    def gap(self) -> None:
+        self.table.add_row("", "")
+
+
 def describe(row: Memory | CorruptRow | None) -> Text:
-    """The detail text for a row. Store text is appended as plain text, never markup."""
+    """The record's text and standing. Store text is plain text, never markup."""
     out = Text()
-
-    def field(label: str, value: str, style: str = "") -> None:
-        out.append(f"{label:>13} ", style="bold")
-        out.append(visible(value), style=style)
-        out.append("\n")
-
     if row is None:
         out.append("No memory selected.", style="italic")
         return out
     if isinstance(row, CorruptRow):
-        field("id", row.id)
-        field("state", badge("corrupt"), "bold")
-        field("problem", row.reason)
-        out.append("\nRaw row (shown, never acted upon):\n", style="bold")
+        out.append(f"{badge('corrupt')}  {visible(row.id)}\n", style="bold")
+        out.append(f"{visible(row.reason)}\n\nRaw row (shown, never acted upon):\n")
         out.append(visible(row.raw[:4000], keep_newlines=True))
         return out
-    q = row.quality
     state = state_of(row)
     out.append(visible(row.content, keep_newlines=True))
     out.append("\n\n")
-    field("state", badge(state), "bold")
-    out.append(f"{'':>13} {STATE_MEANINGS[state]}\n", style="italic")
+    out.append(f"{badge(state)}\n", style="bold")
+    out.append(STATE_MEANINGS[state], style="italic")
+    if row.disputed and row.status == "conflicted":
+        out.append(" (stored by pi as conflicted: quarantined)", style="italic")
+    return out
+
+
+def describe_fields(row: Memory | CorruptRow | None) -> RenderableType:
+    """Identity, then how the record decays: the rule, where it stands, the plot."""
+    if not isinstance(row, Memory):
+        return ""
+    q = row.quality
+    field = _Fields()
+    field.gap()
     field("id", row.id)
     field("kind", row.kind)
     field("status", row.status)
     field("layer", row.layer)
     field("origin", row.scope)
     field("revision", str(row.revision))
-    out.append("\n")
-    field("freshness", f"{freshness_bar(q.freshness, 10)} {q.freshness:.3f}")
+    field.gap()
+    field("decay", decay_words(row))
+    left = "never dormant" if row.pinned else f"{time_left(row):.0%} of its horizon left"
+    field("time left", f"{freshness_bar(time_left(row), 10)} {left}")
+    field("freshness", f"{q.freshness:.3f} (its floor: {POLICY[row.kind][1]:.2f})")
     field("age", f"{q.age_days:.1f} days since confirmation")
     field("aging", _days(q.days_until_aging))
     field("dormant", _days(q.days_until_dormant))
+    if row.pinned:
+        return field.table
+    return Group(field.table, Text(""), DecayPlot(row))
+
+
+def describe_more(row: Memory | CorruptRow | None) -> RenderableType:
+    """The quality factors, the dates and the provenance."""
+    if not isinstance(row, Memory):
+        return ""
+    q = row.quality
+    field = _Fields()
+    field.gap()
     field("evidence", f"{q.basis}/{q.method}  ×{q.evidence_weight:.2f}")
     field("utility", f"{row.utility.verdict if row.utility else '-'}  ×{q.utility:g}")
     field("accuracy", f"{row.accuracy.verdict if row.accuracy else '-'}  ×{q.accuracy:g}")
     field("factor", f"{q.factor:.4f}")
-    out.append("\n")
+    field.gap()
     field("created", _when(row.created_at))
     field("updated", _when(row.updated_at))
     confirmed = _when(q.confirmed_at)
@@ -85,8 +122,8 @@ def describe(row: Memory | CorruptRow | None) -> Text:
     field("entry", row.source_entry_id)
     field("search terms", ", ".join(row.search_terms) or "-")
     field("suppressed", f"{len(row.suppressed_hashes)} earlier text(s) blocked")
-    out.append("\n")
-    return out
+    field.gap()
+    return field.table
 
 
 def describe_events(events: Sequence[Event | CorruptRow]) -> Text:
@@ -142,6 +179,8 @@ class MemoryDetail(VerticalScroll, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-body")
+        yield Static(id="detail-fields")
+        yield Static(id="detail-more")
         yield Static(id="detail-events")
 
     def follow(self, row: Row | None) -> None:
@@ -183,6 +222,8 @@ class MemoryDetail(VerticalScroll, can_focus=True):
         self.shown = self._wanted = row
         self.events_for = None
         self.query_one("#detail-body", Static).update(describe(row))
+        self.query_one("#detail-fields", Static).update(describe_fields(row))
+        self.query_one("#detail-more", Static).update(describe_more(row))
         self.query_one("#detail-events", Static).update("")
         self.scroll_home(animate=False)
 

@@ -2,78 +2,142 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from store import CorruptRow, Memory
 
-from ..glyphs import KIND_LABELS, STATE_GLYPHS, freshness_bar, state_of
-from ..text import iso_day, one_line
+from ..glyphs import (
+    EVIDENCE_CODES,
+    KIND_CODES,
+    STATE_GLYPHS,
+    VERDICT_GLYPHS,
+    age,
+    freshness_bar,
+    state_of,
+    time_left,
+)
+from ..text import one_line
 from ..view import origin_name
 from .virtual_list import Column, VirtualList
 
 Row = Memory | CorruptRow
-
-EVIDENCE_LABELS = {
-    "manual_correction": "manual",
-    "user_statement": "user",
-    "tool_observation": "tool",
-    "summary": "summary",
-    "unknown": "?",
-}
-VERDICT_GLYPHS = {"useful": "+", "unhelpful": "-", "accurate": "✓", "incorrect": "✗"}
 
 
 def memory_cells(row: Row) -> dict[str, str]:
     """The text of each column for one row (all plain, all visible)."""
     if isinstance(row, CorruptRow):
         return {
+            "state": STATE_GLYPHS["corrupt"],
             "kind": "?",
-            "status": "corrupt",
-            "state": f"{STATE_GLYPHS['corrupt']} corrupt",
-            "content": f"{one_line(row.id)}: {row.reason}",
+            "content": f"corrupt row {one_line(row.id)}: {row.reason}",
         }
     q = row.quality
-    confirmed = ""
-    if q.confirmed_at[:10] > row.updated_at[:10]:
-        confirmed = "↻" + q.confirmed_at[5:10]
-    feedback = (VERDICT_GLYPHS[row.utility.verdict] if row.utility else "·") + (
-        VERDICT_GLYPHS[row.accuracy.verdict] if row.accuracy else "·"
-    )
+    reinforced = q.confirmed_at[:10] > row.updated_at[:10]
     return {
-        "pin": STATE_GLYPHS["pinned"] if row.pinned else "",
-        "kind": KIND_LABELS.get(row.kind, row.kind),
-        "status": row.status,
-        "fresh": freshness_bar(q.freshness),
-        "state": f"{STATE_GLYPHS[row.state]} {row.state}",
+        "state": STATE_GLYPHS[row.state],
+        "fresh": freshness_bar(time_left(row)),
+        "kind": KIND_CODES.get(row.kind, "?"),
+        "status": "✓" if row.status == "confirmed" else "",
+        "age": ("↻" if reinforced else "") + age(q.age_days),
         "origin": one_line(origin_name(row.scope)),
-        "updated": iso_day(row.updated_at),
-        "confirmed": confirmed,
-        "evidence": EVIDENCE_LABELS.get(q.basis, q.basis),
-        "feedback": feedback,
+        "evidence": EVIDENCE_CODES.get(q.basis, "?"),
+        "feedback": (VERDICT_GLYPHS[row.utility.verdict] if row.utility else "·")
+        + (VERDICT_GLYPHS[row.accuracy.verdict] if row.accuracy else "·"),
         "content": one_line(row.content),
     }
+
+
+CURATION_BINDINGS: tuple[Binding, ...] = (
+    Binding("p", "curate('pin')", "Pin", id="memory.pin", tooltip="Pin or unpin the record"),
+    Binding(
+        "1",
+        "curate('useful')",
+        "Useful",
+        id="memory.useful",
+        show=False,
+        tooltip="Feedback: useful",
+    ),
+    Binding(
+        "2",
+        "curate('unhelpful')",
+        "Unhelpful",
+        id="memory.unhelpful",
+        show=False,
+        tooltip="Feedback: unhelpful",
+    ),
+    Binding(
+        "3",
+        "curate('accurate')",
+        "Accurate",
+        id="memory.accurate",
+        show=False,
+        tooltip="Feedback: accurate",
+    ),
+    Binding(
+        "4",
+        "curate('incorrect')",
+        "Incorrect",
+        id="memory.incorrect",
+        show=False,
+        tooltip="Feedback: incorrect (asks first: it quarantines the record)",
+    ),
+    Binding("d", "curate('forget')", "Forget", id="memory.forget", tooltip="Forget (asks first)"),
+    Binding(
+        "e",
+        "curate('correct')",
+        "Correct",
+        id="memory.correct",
+        tooltip="Correct the text in $VISUAL or $EDITOR (else in a built-in editor)",
+    ),
+    Binding(
+        "r",
+        "curate('resolve')",
+        "Resolve",
+        id="memory.resolve",
+        show=False,
+        tooltip="Resolve a conflicted record as confirmed",
+    ),
+    Binding(
+        "c",
+        "curate('conflict')",
+        "Conflict",
+        id="memory.conflict",
+        show=False,
+        tooltip="Mark, then pick the contradicting record and press again",
+    ),
+    Binding(
+        "u",
+        "curate('undo')",
+        "Undo",
+        id="memory.undo",
+        tooltip="Undo the record's last event (shows a preview)",
+    ),
+)
+"""The curation keys, on every list of records (ids shared: one remap serves all)."""
 
 
 class MemoryList(VirtualList[Row]):
     """Memories (and corrupt rows, flagged) with curation on single keys."""
 
     COLUMNS = (
-        Column("pin", "", 1),
-        Column("kind", "KIND", 8),
-        Column("status", "STATUS", 11),
-        Column("fresh", "FRESH", 5),
-        Column("state", "STATE", 12),
-        Column("origin", "ORIGIN", 10),
-        Column("updated", "UPDATED", 10),
-        Column("confirmed", "CONF", 6),
-        Column("evidence", "EVID", 7),
+        Column("state", "", 1),
+        Column("fresh", "FRESH", 6),
+        Column("kind", "K", 2),
+        Column("status", "C", 2),
+        Column("age", "AGE", 5, sort="confirmed"),
+        Column("origin", "ORIGIN", 8),
+        Column("evidence", "E", 2),
         Column("feedback", "FB", 2),
         Column("content", "CONTENT", 0),
     )
-    DROP_ORDER = ("confirmed", "evidence", "status", "feedback", "origin", "updated", "kind")
+    """The state glyph; time left before dormancy; kind; ✓ confirmed; age since the last
+    confirmation (↻: confirmed again by later evidence); origin; evidence; feedback.
+    The legend is in ?; the detail pane spells every field out."""
+    DROP_ORDER = ("status", "evidence", "feedback", "origin", "kind", "age")
+    MIN_FLEX = 44  # the memory text keeps at least this much room
     CLASS_PREFIX = "memory-list"
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -88,96 +152,26 @@ class MemoryList(VirtualList[Row]):
         "memory-list--conflicted",
         "memory-list--disputed",
         "memory-list--corrupt",
-        "memory-list--bar-high",
-        "memory-list--bar-mid",
-        "memory-list--bar-low",
     }
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "p", "curate('pin')", "Pin/unpin", id="memory.pin", tooltip="Pin or unpin the record"
-        ),
-        Binding(
-            "1",
-            "curate('useful')",
-            "Useful",
-            id="memory.useful",
-            show=False,
-            tooltip="Feedback: useful",
-        ),
-        Binding(
-            "2",
-            "curate('unhelpful')",
-            "Unhelpful",
-            id="memory.unhelpful",
-            show=False,
-            tooltip="Feedback: unhelpful",
-        ),
-        Binding(
-            "3",
-            "curate('accurate')",
-            "Accurate",
-            id="memory.accurate",
-            show=False,
-            tooltip="Feedback: accurate",
-        ),
-        Binding(
-            "4",
-            "curate('incorrect')",
-            "Incorrect",
-            id="memory.incorrect",
-            show=False,
-            tooltip="Feedback: incorrect (quarantines the record)",
-        ),
-        Binding(
-            "d", "curate('forget')", "Forget", id="memory.forget", tooltip="Forget (asks first)"
-        ),
-        Binding(
-            "e",
-            "curate('correct')",
-            "Correct",
-            id="memory.correct",
-            tooltip="Correct the text in an editor",
-        ),
-        Binding(
-            "r",
-            "curate('resolve')",
-            "Resolve",
-            id="memory.resolve",
-            tooltip="Resolve a conflicted record as confirmed",
-        ),
-        Binding(
-            "c",
-            "curate('conflict')",
-            "Conflict",
-            id="memory.conflict",
-            show=False,
-            tooltip="Mark, then pick the contradicting record and press again",
-        ),
-        Binding(
-            "u",
-            "curate('undo')",
-            "Undo last",
-            id="memory.undo",
-            tooltip="Undo the record's last event (shows a preview)",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list(CURATION_BINDINGS)
 
     class Highlighted(VirtualList.Highlighted):
         """The highlighted memory changed."""
 
     class CurationRequested(Message):
-        """The user asked for a curation verb on the highlighted record."""
+        """The user asked for a curation verb on the highlighted record (of any list of
+        records: this one, or the recall preview's)."""
 
-        def __init__(self, memory_list: MemoryList, row: Row | None, verb: str) -> None:
+        def __init__(self, source: VirtualList[Any], row: Row | None, verb: str) -> None:
             super().__init__()
-            self.memory_list = memory_list
+            self.source = source
             self.row = row
             self.verb = verb
 
         @property
-        def control(self) -> MemoryList:
-            return self.memory_list
+        def control(self) -> VirtualList[Any]:
+            return self.source
 
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
@@ -196,15 +190,17 @@ class MemoryList(VirtualList[Row]):
     def cell_class(self, row: Row, column: str) -> str | None:
         if isinstance(row, CorruptRow):
             return "corrupt"
-        if column in ("state", "pin", "status"):
+        if column in ("state", "fresh"):  # bar and glyph in the state's colour: they agree
             return row.state
-        if column == "fresh":
-            f = row.quality.freshness
-            return "bar-high" if f >= 0.85 else "bar-mid" if f >= 0.65 else "bar-low"
         return None
 
     def make_highlighted(self, row: Row | None) -> MemoryList.Highlighted:
         return self.Highlighted(self, row)
+
+    def yank_text(self, row: Row, long: bool) -> tuple[str, str] | None:
+        if isinstance(row, CorruptRow):
+            return (row.raw, "the corrupt row as stored") if long else (row.id, "its id")
+        return (row.content, "its text") if long else (row.id, "its id")
 
     def action_curate(self, verb: str) -> None:
         self.post_message(self.CurationRequested(self, self.highlighted, verb))

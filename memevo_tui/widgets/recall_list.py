@@ -11,6 +11,7 @@ from store.recall import STATUS_REASONS, Candidate
 
 from ..glyphs import STATE_GLYPHS
 from ..text import one_line
+from .memory_list import CURATION_BINDINGS, MemoryList
 from .virtual_list import Column, VirtualList
 
 SHORT_REASONS: dict[str, str] = {
@@ -88,8 +89,9 @@ class RecallList(VirtualList[Candidate]):
             "goto",
             "Show in list",
             id="recall.goto",
-            tooltip="Jump to this record in the memory list (to pin, correct or resolve it)",
+            tooltip="Jump to this record in the memory list",
         ),
+        *(b for b in CURATION_BINDINGS if b.id not in ("memory.forget", "memory.conflict")),
     ]
 
     class Highlighted(VirtualList.Highlighted):
@@ -113,7 +115,7 @@ class RecallList(VirtualList[Candidate]):
         self.over_budget: frozenset[str] = frozenset()
         """Selected records whose digest line does not fit in 2,048 bytes."""
         self.chosen = "injected"
-        """What a selected row says: injected (the preview) or listed (search)."""
+        """What a selected row says: injected (the preview) or selected (search)."""
 
     def row_key(self, row: Candidate) -> str:
         return row.memory.id
@@ -121,7 +123,8 @@ class RecallList(VirtualList[Candidate]):
     def cells(self, row: Candidate) -> dict[str, str]:
         # Selected records come first, in pi's order: their position is their rank.
         rank = next((i + 1 for i, r in enumerate(self.rows) if r is row), None)
-        return recall_cells(row, rank if row.selected else None, row.memory.id in self.over_budget)
+        over = row.memory.id in self.over_budget
+        return recall_cells(row, rank if row.selected else None, over, self.chosen)
 
     def cell_class(self, row: Candidate, column: str) -> str | None:
         if column == "outcome":
@@ -136,6 +139,17 @@ class RecallList(VirtualList[Candidate]):
 
     def make_highlighted(self, row: Candidate | None) -> RecallList.Highlighted:
         return self.Highlighted(self, row)
+
+    def yank_text(self, row: Candidate, long: bool) -> tuple[str, str] | None:
+        m = row.memory
+        return (m.content, "its text") if long else (m.id, "its id")
+
+    def action_curate(self, verb: str) -> None:
+        """A curation key, on the highlighted record, in place: the preview re-runs."""
+        row = self.highlighted
+        self.post_message(
+            MemoryList.CurationRequested(self, row.memory if row is not None else None, verb)
+        )
 
     def action_goto(self) -> None:
         row = self.highlighted

@@ -12,7 +12,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
@@ -33,6 +33,7 @@ from ..glyphs import STATE_MEANINGS, badge
 from ..text import one_line, visible
 from .debounced_input import DebouncedInput
 from .recall_list import RecallList
+from .split import Split
 
 PURPOSES: dict[Purpose, str] = {
     "inject": "automatic injection (dormant excluded, 3 records)",
@@ -56,6 +57,28 @@ HINTS: dict[str, str] = {
 """What would change the outcome, by reason (keys as on the memory list)."""
 
 PLACES = {"body": "text", "alias": "search term", "mention": "quoted question", "origin": "origin"}
+
+PLANS = {
+    "direct": "the prompt alone",
+    "followup": "a follow-up: an earlier turn gives the subject",
+    "empty": "nothing to search for",
+    "reset": "a new subject: earlier turns are set aside",
+}
+"""What each query plan means, in the summary line."""
+
+TERMS = (
+    ("plan", "how pi reads the prompt with its earlier turns: direct (alone), follow-up "
+     "(an earlier turn gives the subject), reset (a new subject), empty (nothing to find)"),
+    ("words", "the terms pi searches for; concept:port stands for any way of naming a port, "
+     "concept:database for any database, and so on (pi's 34 concepts)"),
+    ("context", "the earlier turn's words a follow-up is matched against"),
+    ("eligible", "records recall may consider: not forgotten, conflicted or disputed "
+     "(nor dormant, for injection)"),
+    ("excluded by status", "forgotten, conflicted, disputed, or (for injection) dormant"),
+    ("score × quality = rank", "how well the words match, times the record's quality; "
+     "the rank orders the selection"),
+)  # fmt: skip
+"""The recall preview's terms in one line each (shown in ?)."""
 
 
 def explain(result: Recall | None, c: Candidate | None, lines: Sequence[DigestLine] = ()) -> Text:
@@ -134,7 +157,8 @@ def summary(
         shown = " ⏵ ".join(one_line(t, 40) for t in result.turns)
         out.append(f"\nearlier turns ({len(result.turns)}, ctrl+l clears): {shown}")
     words = ", ".join(visible(w) for w in result.query) or "none"
-    out.append(f"\nplan {result.plan.mode} · words: {words}")
+    mode = result.plan.mode
+    out.append(f"\nplan {mode} ({PLANS.get(mode, mode)}) · words: {words}")
     if result.context:
         out.append(f" · context: {', '.join(visible(w) for w in result.context)}")
     out.append(
@@ -216,7 +240,7 @@ class RecallPane(Vertical):
             id="recall-input",
         )
         yield Static(summary(None, self.purpose, False), id="recall-summary", markup=False)
-        with Horizontal(id="recall-main", classes="split"):
+        with Split(width=36, id="recall-main"):
             yield RecallList(id="recall-list")
             with VerticalScroll(id="recall-explain-scroll"):
                 yield Static(explain(None, None), id="recall-explain", markup=False)
@@ -297,7 +321,7 @@ class RecallPane(Vertical):
         rows = [*result.selected, *result.left_out]
         recall_list = self.query_one(RecallList)
         recall_list.over_budget = frozenset(d.memory_id for d in lines if not d.included)
-        recall_list.chosen = "injected" if result.purpose == "inject" else "listed"
+        recall_list.chosen = "injected" if result.purpose == "inject" else "selected"
         recall_list.empty_text = (
             "Type a prompt above to see what pi would inject for it."
             if not result.prompt.strip()
@@ -329,15 +353,19 @@ class RecallPane(Vertical):
         )
 
 
-def _outcome(c: Candidate) -> str:
-    return "injected" if c.selected else f"left out ({c.reason})"
+def _outcome(c: Candidate, purpose: Purpose) -> str:
+    if c.selected:
+        return "injected" if purpose == "inject" else "selected"
+    return f"left out ({c.reason})"
 
 
 def _changes(before: Recall, after: Recall) -> list[str]:
+    """One line per record whose outcome changed, naming it by its text."""
     old = {c.memory.id: c for c in (*before.selected, *before.left_out)}
     out = []
     for c in (*after.selected, *after.left_out):
         was = old.get(c.memory.id)
-        if was is not None and _outcome(was) != _outcome(c):
-            out.append(f"{c.memory.id}: now {_outcome(c)}, was {_outcome(was)}")
+        now, then = _outcome(c, after.purpose), (_outcome(was, before.purpose) if was else "")
+        if was is not None and now != then:
+            out.append(f"“{one_line(c.memory.content, 48)}”: now {now}, was {then}")
     return out

@@ -12,15 +12,17 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from store import CorruptRow, Event, ModelCall, Source
-from store._js import js_json
+from store._js import iso, js_json
 
 from ..text import visible
+from .source_list import STATE_GLYPHS, STATE_MEANINGS, source_state
 
 
 def describe_source(
     source: Source | CorruptRow | None,
     calls: Sequence[ModelCall],
     events: Sequence[Event | CorruptRow],
+    now_ms: float = 0.0,
 ) -> RenderableType:
     if source is None:
         return Text("No source selected.", style="italic")
@@ -31,8 +33,21 @@ def describe_source(
     head.append(f"\n{source.kind} from ")
     head.append(visible(source.scope))
     head.append(f", captured {source.created_at}\n")
+    state = source_state(source, now_ms)
+    head.append(f"{STATE_GLYPHS[state]} {state}", style="bold")
+    head.append(f": {STATE_MEANINGS[state]}\n", style="italic")
+    if source.state == "running" and source.lease:
+        ago = (now_ms - source.lease) / 60_000
+        when = iso(source.lease)[:19].replace("T", " ")
+        head.append(
+            f"lease expired {when} UTC ({ago:.0f} min ago)\n"
+            if ago >= 0
+            else f"lease held until {when} UTC\n",
+            style="bold" if ago >= 0 else "",
+        )
     head.append(
-        f"state {source.state}{' (paused)' if source.paused else ''}; attempts {source.attempt}; "
+        f"job state {source.state}{' (paused)' if source.paused else ''}; "
+        f"attempts {source.attempt}; "
         f"failures {source.failures}/5; output failures {source.output_failures}/3; "
         f"calls {source.calls}; {source.call_ms / 1000:.1f}s in calls; "
         f"corrections {source.corrections}\n"
@@ -93,7 +108,8 @@ class SourceDetail(VerticalScroll, can_focus=True):
         source: Source | CorruptRow | None,
         calls: Sequence[ModelCall] = (),
         events: Sequence[Event | CorruptRow] = (),
+        now_ms: float = 0.0,
     ) -> None:
         self.shown = source
-        self.body = describe_source(source, calls, events)
+        self.body = describe_source(source, calls, events, now_ms)
         self.query_one("#source-detail-body", Static).update(self.body)

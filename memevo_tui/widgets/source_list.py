@@ -15,14 +15,31 @@ from ..view import origin_name
 from .virtual_list import Column, VirtualList
 
 SourceRow = Source | CorruptRow
-STATE_GLYPHS = {"pending": "…", "running": "▶", "done": "✓", "failed": "✗", "paused": "‖"}
+STATE_GLYPHS = {
+    "pending": "…",
+    "running": "▶",
+    "stalled": "⊘",
+    "done": "✓",
+    "failed": "✗",
+    "paused": "‖",
+}
+STATE_MEANINGS = {
+    "pending": "waiting for a learning run",
+    "running": "a learning run holds its lease now",
+    "stalled": "running, but its lease expired: the run died (a crash or a kill) without "
+    "finishing; pi takes it up again at its next start",
+    "done": "learned from (or retired)",
+    "failed": "its last run failed; it is retried after a backoff",
+    "paused": "failed too often, or its failure needs you: resume it in pi "
+    "(/memory evolve <id>; y copies the command)",
+}
 
 
 def source_state(s: Source, now_ms: float) -> str:
     if s.paused:
         return "paused"
     if s.state == "running" and s.lease <= now_ms:
-        return "running"  # an expired lease shows in the LEASE column
+        return "stalled"
     return s.state
 
 
@@ -116,6 +133,7 @@ class SourceList(VirtualList[SourceRow]):
         "source-list--empty",
         "source-list--pending",
         "source-list--running",
+        "source-list--stalled",
         "source-list--done",
         "source-list--failed",
         "source-list--paused",
@@ -129,6 +147,13 @@ class SourceList(VirtualList[SourceRow]):
             "Its records",
             id="learning.open",
             tooltip="Show the records this source created or last replaced",
+        ),
+        Binding(
+            "y",
+            "yank(False)",
+            "Copy",
+            id="learning.copy",
+            tooltip="Copy the source's id, or for a paused one the pi command that resumes it",
         ),
     ]
 
@@ -149,7 +174,7 @@ class SourceList(VirtualList[SourceRow]):
 
     def action_open(self) -> None:
         row = self.highlighted
-        if row is not None:
+        if isinstance(row, Source):
             self.post_message(self.OpenRequested(self, row.id))
 
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
@@ -166,9 +191,21 @@ class SourceList(VirtualList[SourceRow]):
     def cell_class(self, row: SourceRow, column: str) -> str | None:
         if isinstance(row, CorruptRow):
             return "corrupt"
-        if column in ("state", "failures"):
-            return source_state(row, self.now_ms)
+        state = source_state(row, self.now_ms)
+        if column == "state":
+            return state
+        if column == "failures" and (row.failures or row.last_error):
+            return "paused" if state == "paused" else "failed"
         return None
 
     def make_highlighted(self, row: SourceRow | None) -> SourceList.Highlighted:
         return self.Highlighted(self, row)
+
+    def yank_text(self, row: SourceRow, long: bool) -> tuple[str, str] | None:
+        if isinstance(row, CorruptRow):
+            return (row.raw, "the corrupt row as stored") if long else (row.id, "its id")
+        if long:
+            return row.content, "its captured text"
+        if row.paused:  # what the user does next: resume it in pi
+            return f"/memory evolve {row.id}", "the pi command that resumes it"
+        return row.id, "its id"

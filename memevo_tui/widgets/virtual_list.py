@@ -23,6 +23,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..text import one_line
+
 T = TypeVar("T")
 
 
@@ -31,6 +33,12 @@ class Column:
     key: str
     title: str
     width: int  # 0: takes the rest of the line
+    sort: str | None = None
+    """The sort key a click on the title picks (default: ``key``)."""
+
+    @property
+    def sort_key(self) -> str:
+        return self.sort or self.key
 
 
 def fit(text: str, width: int) -> str:
@@ -70,6 +78,22 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
             show=False,
             id="list.page_up",
             tooltip="Page up",
+        ),
+        Binding(
+            "y",
+            "yank(False)",
+            "Copy id",
+            show=False,
+            id="list.copy",
+            tooltip="Copy the highlighted row's id (to the clipboard, over SSH too)",
+        ),
+        Binding(
+            "Y",
+            "yank(True)",
+            "Copy text",
+            show=False,
+            id="list.copy_text",
+            tooltip="Copy the highlighted row's text",
         ),
     ]
 
@@ -127,6 +151,10 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
 
     def make_highlighted(self, row: T | None) -> Message:
         return self.Highlighted(self, row)
+
+    def yank_text(self, row: T, long: bool) -> tuple[str, str] | None:
+        """What ``y`` (``long``: ``Y``) copies of a row, and its name; None: nothing."""
+        return None if long else (self.row_key(row), "its id")
 
     # ---------------------------------------------------------------- data
 
@@ -218,6 +246,17 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
     def action_last(self) -> None:
         self._move(len(self.rows))
 
+    def action_yank(self, long: bool) -> None:
+        """Copy to the clipboard (OSC 52: works over SSH) and say what was copied."""
+        row = self.highlighted
+        got = None if row is None else self.yank_text(row, long)
+        if got is None:
+            self.notify("Nothing to copy here", severity="warning")
+            return
+        text, what = got
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied {what}: {one_line(text, 70)}", title="Copied")
+
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is None:
@@ -236,7 +275,7 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         for col in self.visible_columns(self.scrollable_content_region.width):
             width = col.width or 10_000
             if used <= x < used + width + 1:
-                return col.key
+                return col.sort_key
             used += width + 1
         return None
 
@@ -300,10 +339,10 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         for col in self.visible_columns(width):
             w = col.width or max(0, width - used)
             title = fit(col.title, w)
-            if col.key == self.sort_key and w:
+            if col.sort_key == self.sort_key and w:
                 arrow = "▼" if self.sort_descending else "▲"
-                title = fit(col.title.rstrip(), max(0, min(w - 1, len(col.title)))) + arrow
-                title = fit(title, w)
+                # The arrow follows the whole title when it fits, else takes its last cell.
+                title = fit(col.title[: min(len(col.title), w - 1)] + arrow, w)
             segments.append(Segment(title, style))
             if col.width:
                 segments.append(Segment(" ", style))

@@ -1,0 +1,145 @@
+"""The memory list with its filter box and detail pane, over the shared state's rows.
+
+It filters and sorts the rows by the state's list settings, puts changed rows in
+place (keeping the cursor's record), and keeps the detail pane on the cursor.
+The Memories view composes it and adds the keys that change what it shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input
+
+from store import Memory
+
+from ..filters import say
+from ..state import DashboardState, Row
+from ..view import DEFAULT_DESCENDING, apply_view
+from .debounced_input import DebouncedInput
+from .filter_box import FilterBox
+from .memory_detail import MemoryDetail
+from .memory_list import MemoryList
+from .split import Split
+from .virtual_list import VirtualList
+
+FILTER_DELAY = 0.12
+"""Seconds of typing pause before the filter applies."""
+
+
+class MemoryBrowser(Vertical):
+    """Filter box, then the list beside the highlighted record in full."""
+
+    class Changed(Message):
+        """What the list shows changed (its count, sort or filter): the status line."""
+
+    def __init__(self, state: DashboardState, *, sorts: Sequence[str]) -> None:
+        super().__init__(id="memory-browser")
+        self.state = state
+        self.sorts = sorts
+
+    def compose(self) -> ComposeResult:
+        yield FilterBox(
+            delay=FILTER_DELAY,
+            placeholder="/ filter: words, kind:fact state:dormant origin:… is:pinned",
+            id="filter",
+        )
+        with Split(width=30, id="main"):
+            yield MemoryList(id="memory-list")
+            yield MemoryDetail(id="memory-detail", load_events=self.state.record_events)
+
+    @property
+    def memory_list(self) -> MemoryList:
+        return self.query_one(MemoryList)
+
+    @property
+    def busy(self) -> bool:
+        """True while the filter waits for typing to pause or the pane is behind."""
+        detail = self.query_one(MemoryDetail)
+        pending = self.query_one(DebouncedInput).pending
+        return pending or not detail.caught_up_with(self.memory_list.highlighted)
+
+    def apply(self) -> None:
+        """Filter and sort every row by the list settings, keeping the cursor's record."""
+        state = self.state
+        rows, parsed = apply_view(state.rows, state.view, state.haystacks)
+        memory_list = self.memory_list
+        memory_list.sort_key = state.view.sort
+        memory_list.sort_descending = state.view.descending
+        memory_list.set_rows(rows)
+        self.query_one(FilterBox).show_error(say(parsed.errors))
+        self.post_message(self.Changed())
+
+    def put(self, rows: Sequence[Row]) -> None:
+        """Put changed records in place: the list keeps its order and its cursor."""
+        memory_list = self.memory_list
+        visible_now, _ = apply_view(rows, self.state.view, self.state.haystacks)
+        still = {r.id for r in visible_now}
+        needs_view = False
+        for r in rows:
+            if r.id in still:
+                if not memory_list.replace_row(r.id, r):
+                    needs_view = True
+            elif any(x.id == r.id for x in memory_list.rows):
+                needs_view = True
+        if needs_view:
+            self.apply()
+        else:
+            self.post_message(self.Changed())
+
+    def set_view(self, **changes: str | bool) -> None:
+        self.state.set_view(**changes)  # type: ignore[arg-type]
+        self.apply()
+
+    def sort_by(self, key: str) -> None:
+        self.set_view(sort=key, descending=key in DEFAULT_DESCENDING)
+
+    def reverse_sort(self) -> None:
+        self.set_view(descending=not self.state.view.descending)
+
+    def show_query(self, query: str, *, show_hidden: bool) -> None:
+        """Filter by ``query`` at once (esc, or a request from another view)."""
+        box = self.query_one(DebouncedInput)
+        box.value = query
+        box.cancel()
+        self.set_view(query=query, show_hidden=show_hidden)
+
+    def reveal(self, memory_id: str) -> str | None:
+        """Put the cursor on a record, clearing what hides it; why not, or None."""
+        row = self.state.find(memory_id)
+        if row is None:
+            return f"{memory_id} is no longer in the store"
+        memory_list = self.memory_list
+        if not any(r.id == memory_id for r in memory_list.rows):
+            hidden = isinstance(row, Memory) and not row.active
+            self.show_query("", show_hidden=self.state.view.show_hidden or hidden)
+        index = next((i for i, r in enumerate(memory_list.rows) if r.id == memory_id), None)
+        if index is None:  # not expected: the list was just opened up to show it
+            return f"{memory_id} is not in the memory list"
+        memory_list.cursor = index
+        return None
+
+    def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
+        event.stop()
+        self.set_view(query=event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.set_view(query=event.value)
+        self.screen.set_focus(self.memory_list)
+
+    def on_virtual_list_header_clicked(self, message: VirtualList.HeaderClicked) -> None:
+        message.stop()
+        if message.column not in self.sorts:
+            return
+        if message.column == self.state.view.sort:
+            self.reverse_sort()
+        else:
+            self.sort_by(message.column)
+
+    def on_memory_list_highlighted(self, message: MemoryList.Highlighted) -> None:
+        message.stop()
+        self.query_one(MemoryDetail).follow(message.row)

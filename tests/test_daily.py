@@ -1,0 +1,432 @@
+"""The daily driver: what the list shows, decay in words, and keys as terminal users expect.
+
+Pilot tests press real keys and check the store, the clipboard or the screen.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from test_app import DURABLE, Notes, event_count, last_event, select, stored
+from textual.widgets import Input, TabbedContent
+
+from memevo_tui.glyphs import time_left
+from memevo_tui.screens.confirm import ConfirmScreen
+from memevo_tui.screens.help import HelpScreen
+from memevo_tui.widgets.decay import decay_words
+from memevo_tui.widgets.event_list import EventList
+from memevo_tui.widgets.filter_box import FilterBox
+from memevo_tui.widgets.memory_detail import MemoryDetail
+from memevo_tui.widgets.memory_list import MemoryList, memory_cells
+from memevo_tui.widgets.recall_list import RecallList
+from memevo_tui.widgets.recall_pane import RecallPane
+from memevo_tui.widgets.source_detail import SourceDetail
+from memevo_tui.widgets.source_list import SourceList, source_state
+from store import Memory, MemoryStore, Source, fixed_clock
+
+from apphelpers import make_app, settle, wait_loaded
+from conftest import FIXTURE_NOW
+
+DISPUTED = "abf6e80a86af25d435cd7324"  # marked incorrect: stored as conflicted
+STALLED = "compact:d0d967e6-1e99-4948-8dea-c34eae3dee87:d678ddf0"  # lease long expired
+KYVERNO = "cd4d49e9d57a843430ffb194"  # injected for "kyverno"
+
+
+def memories(app: Any) -> MemoryList:
+    return app.query_one("#memory-list", MemoryList)
+
+
+def toasts(app: Any) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+# ---------------------------------------------------------------- the list
+
+
+async def test_the_content_gets_the_room_and_a_small_terminal_gets_rows(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        memory_list = memories(app)
+        width = memory_list.scrollable_content_region.width
+        fixed = sum(c.width + 1 for c in memory_list.visible_columns(width) if c.width)
+        assert width - fixed >= 60  # at least 60 characters of memory text, pane open
+        assert app.query_one("#memory-detail", MemoryDetail).display
+    app = make_app(realistic)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        memory_list = memories(app)
+        assert not app.query_one("#memory-detail", MemoryDetail).display  # stacked: hidden
+        assert memory_list.scrollable_content_region.height - 1 >= 14  # rows under the header
+
+
+async def test_z_hides_the_pane_and_the_split_moves_by_key(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        detail = app.query_one("#memory-detail", MemoryDetail)
+        before = memories(app).size.width
+        await pilot.press("z")
+        await settle(pilot)
+        assert not detail.display and memories(app).size.width > before + 40
+        await pilot.press("z")
+        await settle(pilot)
+        assert detail.display
+        wide = detail.size.width
+        await pilot.press("less_than_sign")
+        await settle(pilot)
+        assert detail.size.width > wide
+        await pilot.press("greater_than_sign", "greater_than_sign")
+        await settle(pilot)
+        assert detail.size.width < wide
+
+
+async def test_the_bar_is_time_left_in_the_state_colour(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        rows = [r for r in memories(app).rows if isinstance(r, Memory)]
+        dormant = next(r for r in rows if r.state == "dormant")
+        assert memory_cells(dormant)["fresh"] == "·····"  # empty: no time left
+        assert dormant.quality.freshness >= 0.5  # although freshness stays above its floor
+        aging = next(r for r in rows if r.state == "aging")
+        assert 0 < time_left(aging) <= 0.5
+        for r in rows:
+            assert (
+                memories(app).cell_class(r, "fresh")
+                == r.state
+                == memories(app).cell_class(r, "state")
+            )
+
+
+async def test_disputed_looks_disputed(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("a")
+        await select(pilot, DISPUTED)
+        row = memories(app).highlighted
+        assert isinstance(row, Memory) and row.status == "conflicted" and row.state == "disputed"
+        assert memory_cells(row)["state"] == "!"
+        body = str(app.query_one("#memory-detail #detail-body").render())
+        assert "! disputed" in body and "marked incorrect by you" in body
+        assert "stored by pi as conflicted" in body
+
+
+def test_decay_in_words(realistic: Path) -> None:
+    import asyncio
+
+    async def words() -> list[str]:
+        clock = fixed_clock(FIXTURE_NOW)
+        async with await MemoryStore.open(realistic, read_only=True, clock=clock) as store:
+            load = await store.load_memories()
+        by_id = {m.id: m for m in load.memories}
+        state = next(m for m in load.memories if m.kind == "project_state" and m.state == "dormant")
+        return [
+            decay_words(state),
+            decay_words(by_id["914865763607d795d17d5853"]),
+            decay_words(by_id["3968293cbac7923e0e4edb5e"]),
+        ]
+
+    dormant, reinforced, pinned = asyncio.run(words())
+    assert dormant.startswith(
+        "project states go dormant 7 days after their last confirmation (aging after 3.5 days)"
+    )
+    assert "aging since" in dormant and "dormant since" in dormant
+    assert "a later mention by evidence revives it" in dormant
+    assert "confirmed 3 Oct 2026 (again, by later evidence; written 28 Aug 2024)" in reinforced
+    assert "aging from 3 Oct 2027, dormant from 2 Oct 2028" in reinforced
+    assert pinned.startswith("pinned: it never decays")
+
+
+# ---------------------------------------------------------------- keys
+
+
+async def test_e_uses_the_users_editor(realistic: Path, tmp_path: Path) -> None:
+    editor = tmp_path / "editor.sh"
+    editor.write_text("#!/bin/sh\nprintf 'Prod CPU requests sit at 71%%.\\n' > \"$1\"\n")
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    os.environ["VISUAL"] = str(editor)
+    try:
+        app = make_app(realistic)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await wait_loaded(pilot)
+            await select(pilot, DURABLE)
+            await pilot.press("e")
+            await settle(pilot)
+            record = stored(realistic, DURABLE)
+            assert record["content"] == "Prod CPU requests sit at 71%."
+            assert record["evidence"]["basis"] == "manual_correction"
+            # the same 4-800 rule: upstream's refusal, nothing written
+            editor.write_text("#!/bin/sh\nprintf 'no' > \"$1\"\n")
+            notes = Notes(app)
+            before = event_count(realistic)
+            await pilot.press("e")
+            await settle(pilot)
+            assert event_count(realistic) == before
+            assert "Correction must be 4" in notes.last()
+            # an editor that fails writes nothing either
+            editor.write_text("#!/bin/sh\nexit 3\n")
+            await pilot.press("e")
+            await settle(pilot)
+            assert event_count(realistic) == before and "status 3" in notes.last()
+    finally:
+        del os.environ["VISUAL"]
+
+
+async def test_4_asks_first_and_names_the_consequence(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await select(pilot, DURABLE)
+        before = event_count(realistic)
+        await pilot.press("4")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        assert event_count(realistic) == before and stored(realistic, DURABLE)["status"] != (
+            "conflicted"
+        )
+        await pilot.press("4", "y")
+        await settle(pilot)
+        assert stored(realistic, DURABLE)["status"] == "conflicted"
+        assert last_event(realistic)["reason"].startswith("Feedback incorrect: manual:")
+        assert "Marked incorrect: quarantined" in toasts(app)[-1]
+
+
+async def test_y_and_Y_copy_and_say_so(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await select(pilot, DURABLE)
+        await pilot.press("y")
+        assert app.clipboard == DURABLE and "Copied its id" in toasts(app)[-1]
+        await pilot.press("Y")
+        assert app.clipboard == stored(realistic, DURABLE)["content"]
+        await pilot.press("l")
+        await settle(pilot)
+        sources = app.query_one(SourceList)
+        paused = next(i for i, s in enumerate(sources.rows) if isinstance(s, Source) and s.paused)
+        await pilot.press(*["j"] * paused, "y")
+        source = sources.rows[paused]
+        assert app.clipboard == f"/memory evolve {source.id}"
+        assert "the pi command that resumes it" in toasts(app)[-1]
+
+
+async def test_esc_leaves_every_box_and_clears_a_filter(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("i", *"kyverno")
+        await settle(pilot)
+        await pilot.press("escape", "m")  # esc leaves the prompt: m switches views
+        await settle(pilot)
+        assert app.query_one("#tabs", TabbedContent).active == "memories"
+        assert app.query_one(RecallPane).prompt == "kyverno"
+        await pilot.press("slash", *"kind:decision", "escape")
+        await settle(pilot)
+        assert app.focused is memories(app) and app.state.view.query == "kind:decision"
+        await pilot.press("escape")  # in the list: clears the filter
+        await settle(pilot)
+        assert app.state.view.query == "" and len(memories(app).rows) == 186
+
+
+async def test_filter_errors_show_inline_and_match_nothing(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        notes = Notes(app)
+        await pilot.press("slash", *"kind:bogus")
+        await settle(pilot)
+        box = app.query_one("#filter-box", FilterBox)
+        assert "unknown kind 'bogus'" in box.error and "nothing matches" in box.error
+        assert memories(app).rows == []
+        assert notes.items == []  # no toast, let alone one per keystroke
+        await pilot.press("ctrl+u", *"kind:dec")  # an unambiguous prefix is enough
+        await settle(pilot)
+        assert box.error == ""
+        assert {r.kind for r in memories(app).rows if isinstance(r, Memory)} == {"decision"}
+
+
+async def test_slash_filters_the_view_you_are_in(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("h")
+        await settle(pilot)
+        await pilot.press("slash")
+        assert app.query_one("#tabs", TabbedContent).active == "history"
+        assert isinstance(app.focused, Input) and app.focused.id == "history-filter"
+        await pilot.press(*"verb:pin", "enter")
+        await settle(pilot)
+        events = app.query_one(EventList)
+        assert len(events.rows) == 3 and all(e.reason == "pin" for e in events.rows)  # type: ignore[union-attr]
+        await pilot.press("escape", "l")
+        await settle(pilot)
+        await pilot.press("slash", *"state:paused", "enter")
+        await settle(pilot)
+        sources = app.query_one(SourceList)
+        assert len(sources.rows) == 5
+        assert all(isinstance(s, Source) and s.paused for s in sources.rows)
+        await pilot.press("s", "slash")
+        assert isinstance(app.focused, Input) and app.focused.id == "search-input"
+
+
+async def test_history_reads_like_a_log_and_enter_opens_the_record(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await select(pilot, DURABLE)
+        await pilot.press("p")
+        await settle(pilot)
+        await pilot.press("h")
+        await settle(pilot)
+        events = app.query_one(EventList)
+        cells = events.cells(events.rows[0])
+        assert cells["verb"] == "pin" and cells["kind"] == "F" and cells["origin"] == "infra"
+        assert cells["text"].startswith("Prod cluster CPU requests")
+        await pilot.press("slash", "ctrl+u", "escape", "enter")
+        await settle(pilot)
+        assert app.query_one("#tabs", TabbedContent).active == "memories"
+        highlighted = memories(app).highlighted
+        assert highlighted is not None and highlighted.id == DURABLE
+
+
+async def test_a_stalled_run_looks_stalled(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        sources = app.query_one(SourceList)
+        index = next(i for i, s in enumerate(sources.rows) if s.id == STALLED)
+        stalled = sources.rows[index]
+        assert isinstance(stalled, Source) and stalled.state == "running"
+        assert source_state(stalled, app.state.clock()) == "stalled"
+        assert sources.cells(stalled)["state"] == "⊘ stalled"
+        await pilot.press(*["j"] * index)
+        await settle(pilot)
+        from rich.console import Console
+
+        console = Console(width=120, record=True)
+        console.print(app.query_one(SourceDetail).body)
+        text = console.export_text()
+        assert "⊘ stalled" in text and "lease expired 2026-11-01 07:02:47 UTC" in text
+
+
+async def test_enter_on_a_source_without_records_says_so(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        owners = {m.source_entry_id for m in app.state.rows if isinstance(m, Memory)}
+        owners |= {
+            m.evidence.source_id for m in app.state.rows if isinstance(m, Memory) and m.evidence
+        }
+        await pilot.press("l")
+        await settle(pilot)
+        sources = app.query_one(SourceList)
+        index = next(i for i, s in enumerate(sources.rows) if s.id not in owners)
+        await pilot.press(*["j"] * index, "enter")
+        await settle(pilot)
+        assert app.query_one("#tabs", TabbedContent).active == "learning"
+        assert app.state.view.query == ""  # no filter was set
+        assert "No record in the store was created or last replaced" in toasts(app)[-1]
+
+
+async def test_curation_keys_work_in_the_recall_list(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("i", *"kyverno", "enter")
+        await settle(pilot)
+        recall_list = app.query_one(RecallList)
+        highlighted = recall_list.highlighted
+        assert highlighted is not None and highlighted.memory.id == KYVERNO
+        await pilot.press("p")
+        await settle(pilot)
+        assert stored(realistic, KYVERNO)["layer"] == "pinned"
+        assert app.query_one("#tabs", TabbedContent).active == "recall"  # in place
+        pane = app.query_one(RecallPane)
+        assert pane.result is not None
+        rerun = next(c for c in pane.result.selected if c.memory.id == KYVERNO)
+        assert rerun.memory.pinned  # the preview re-ran on the pinned record
+        await pilot.press("3")
+        await settle(pilot)
+        assert stored(realistic, KYVERNO)["feedback"]["accuracy"]["verdict"] == "accurate"
+
+
+async def test_search_mode_says_selected(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("i", *"kyverno", "enter", "ctrl+t")
+        await settle(pilot)
+        recall_list = app.query_one(RecallList)
+        outcomes = {recall_list.cells(c)["outcome"] for c in recall_list.rows if c.selected}
+        assert outcomes == {"selected"}
+
+
+async def test_help_scrolls_and_lists_the_new_keys(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        box = app.screen.query_one("#help")
+        await pilot.press("G")
+        await settle(pilot)
+        assert box.scroll_y > 0
+        await pilot.press("g")
+        await settle(pilot)
+        assert box.scroll_y == 0
+        await pilot.press("j", "j")
+        await settle(pilot)
+        assert box.scroll_y > 0
+        from rich.console import Console
+
+        console = Console(width=160, record=True)
+        console.print(app.screen.content)
+        text = console.export_text()
+        for needle in (
+            "split.toggle",
+            "list.copy",
+            "memory.sort",
+            "history.fields",
+            "concept:port",
+        ):
+            assert needle in text
+
+
+async def test_the_footer_fits_120_columns_and_the_live_indicator_is_never_cut(
+    realistic: Path,
+) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("slash", *"a very long filter that would push the live indicator off")
+        await settle(pilot)
+        for tab in ("m", "h", "l", "s", "i"):
+            await pilot.press("escape", tab)
+            await settle(pilot)
+            screen = app.export_screenshot()
+            assert "palette" in screen  # the footer's last key still shows
+            status = app.screen.query_one("#status-line")
+            assert str(status.render()).rstrip().endswith("? help")  # type: ignore[attr-defined]
+
+
+async def test_sorted_headers_stay_readable(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await app.run_action("screen.sort_by('confirmed')")
+        await settle(pilot)
+        header = memories(app).render_line(0).text
+        assert "AGE▼" in header
+        await app.run_action("screen.sort_by('fresh')")
+        await settle(pilot)
+        assert "FRESH▼" in memories(app).render_line(0).text
