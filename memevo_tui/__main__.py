@@ -16,11 +16,14 @@ from store import (
     check_store_file,
     clock_from_env,
     default_db_path,
+    fixed_clock,
 )
+from store._js import iso
 from store.demo import build_demo
 
 from . import __version__
 from .cli import EXIT_CANNOT_RUN, add_verbs, execute
+from .when import BadMoment, parse_moment
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -105,6 +108,14 @@ def _main(argv: Sequence[str] | None) -> int:
         if not hasattr(args, name):
             setattr(args, name, None if name == "db" else False)
     clock = clock_from_env()
+    if getattr(args, "as_of", None):
+        try:
+            when = parse_moment(args.as_of, clock())
+        except BadMoment as exc:
+            sys.stderr.write(f"memevo-tui: --as-of: {exc}\n")
+            return EXIT_CANNOT_RUN
+        if when is not None:
+            clock = fixed_clock(iso(when))
     workdir: tempfile.TemporaryDirectory[str] | None = None
     try:
         if args.live and not args.demo:

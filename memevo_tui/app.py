@@ -21,10 +21,19 @@ from textual.app import App
 from store import Clock, MemoryLoad, StoreError, system_clock
 from store.demo_learner import learn_forever
 
+from .appstate import Visit
 from .commands import MemevoCommands
+from .inbox import summarize
 from .keymap import check_keymap, key_groups, keymap_path, load_keymap, scopes
 from .live import INTERVAL, ChangePoller
-from .messages import LiveDelta, ReloadWanted, StoreFailed, StoreLoaded, StoreRecovered
+from .messages import (
+    InboxReady,
+    LiveDelta,
+    ReloadWanted,
+    StoreFailed,
+    StoreLoaded,
+    StoreRecovered,
+)
 from .resources import stylesheet
 from .screens.dashboard import Dashboard
 from .screens.help import HelpScreen, help_text
@@ -49,10 +58,13 @@ class MemevoApp(App[None]):
         new_id: Callable[[], str] | None = None,
         live_demo: bool = False,
         handle_signals: bool = False,
+        remember: bool = True,
     ) -> None:
         super().__init__()
         self.handle_signals = handle_signals
-        self.state = DashboardState(db_path, read_only=read_only, clock=clock, new_id=new_id)
+        self.state = DashboardState(
+            db_path, read_only=read_only, clock=clock, new_id=new_id, remember=remember
+        )
         self.poller = ChangePoller(self.state)
         self.label = label
         self.live_demo = live_demo
@@ -122,6 +134,7 @@ class MemevoApp(App[None]):
         state.replace(m.load, partial=m.partial, total=m.total, last_rowid=m.last_rowid)
         if not message.partial and not self._polling:
             self._polling = True
+            self.offer_inbox()
             self.set_interval(INTERVAL, self._poll)
             if self.live_demo:
                 self.run_learner()
@@ -144,9 +157,34 @@ class MemevoApp(App[None]):
         self.load_store()
         self.notify("Reloaded from the store")
 
+    @work(group="inbox", exit_on_error=False)
+    async def offer_inbox(self) -> None:
+        """What changed since the last visit, if this store was shown before."""
+        state = self.state
+        visit = state.remembered.visit() if state.remembered is not None else None
+        store = state.store
+        if visit is None or store is None:
+            return
+        try:
+            events = await store.events(limit=None, after_rowid=visit.rowid)
+            sources = await store.sources()
+        except StoreError:
+            return
+        heading, lines = summarize(visit, events, state.rows, sources)
+        if lines:
+            self.post_message(InboxReady(heading, lines))
+
+    def on_inbox_ready(self, message: InboxReady) -> None:
+        screen = self.screen
+        if isinstance(screen, Dashboard):
+            screen.open_inbox(message.heading, message.lines)
+
     async def on_unmount(self) -> None:
         self._learner_stop.set()
-        await self.state.close()
+        state = self.state
+        if state.loaded and state.remembered is not None:  # the next visit starts here
+            state.remembered.save_visit(Visit(state.last_rowid, state.clock()))
+        await state.close()
 
     # ------------------------------------------------------------ live
 

@@ -49,23 +49,36 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
     def verb(name: str, help_: str) -> argparse.ArgumentParser:
         return sub.add_parser(name, help=help_, description=help_, parents=[common])
 
+    def as_of(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--as-of",
+            metavar="WHEN",
+            help="show the store as of another moment: a date (2026-12-15), an instant, or "
+            "an offset (+30d, -1w); decay and dormancy are computed for it",
+        )
+
     p = verb("list", "list memories (not forgotten or conflicted), newest evidence first")
+    as_of(p)
     p.add_argument("--all", action="store_true", help="include forgotten and conflicted records")
     p.add_argument("--dormant", action="store_true", help="only dormant records")
-    verb("show", "one memory with its quality").add_argument("id")
+    p = verb("show", "one memory with its quality")
+    p.add_argument("id")
+    as_of(p)
     p = verb("search", "search as pi's /memory search does (dormant records included)")
     p.add_argument("query", nargs="+")
+    as_of(p)
     p.add_argument("--limit", type=_limit, default=10, help="at most N records (default 10)")
     p = verb(
         "recall",
         "what pi would inject for a prompt (dormant excluded), and why the rest was left out",
     )
     p.add_argument("query", nargs="+")
+    as_of(p)
     p.add_argument("--limit", type=_limit, default=10, help="at most N records (default 10)")
     p = verb("history", "events, newest first (all, or one memory's)")
     p.add_argument("id", nargs="?")
     p.add_argument("--limit", type=int, default=10)
-    verb("status", "store and learning-queue figures")
+    as_of(verb("status", "store and learning-queue figures"))
     for name, what in (
         ("pin", "pin an active memory"),
         ("unpin", "unpin a memory"),

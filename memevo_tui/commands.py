@@ -33,7 +33,11 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Copy the highlighted id", "y", "screen.yank(False)"),
     ("Copy the highlighted text", "Y", "screen.yank(True)"),
     ("Hide or show the detail pane", "z", "screen.toggle_side"),
-    ("Pause or resume live updates", "space", "toggle_live"),
+    ("Pause or resume live updates", "ctrl+space", "toggle_live"),
+    ("Time dial: show the store as of another day", "t", "screen.time_dial"),
+    ("Time dial: back to now", "0", "screen.now"),
+    ("Review queue: what needs a human", "w", "screen.show_tab('review')"),
+    ("Mark or unmark the highlighted record", "space", "screen.curate('mark')"),
     ("Reload from the store", "ctrl+r", "reload"),
     ("Help: keys and legend", "?", "help"),
 )

@@ -20,13 +20,17 @@ from .screens.confirm import ConfirmScreen
 from .screens.correct import CorrectScreen
 from .screens.dashboard import Dashboard
 from .screens.help import HelpScreen
+from .screens.inbox import InboxScreen
+from .screens.prompt import PromptScreen
 from .screens.sort_menu import SortMenu
 from .views.history import HistoryView
+from .views.marks import MarkingView
 from .views.memories import MemoriesView
 from .widgets.event_list import EventList
 from .widgets.memory_list import CURATION_BINDINGS, MemoryList
 from .widgets.recall_list import RecallList
 from .widgets.recall_pane import RecallPane
+from .widgets.review_list import ReviewList
 from .widgets.source_list import SourceList
 from .widgets.split import Split
 from .widgets.virtual_list import VirtualList
@@ -73,7 +77,7 @@ def key_groups() -> list[tuple[str, list[BindingType]]]:
         ("anywhere", list(Dashboard.BINDINGS)),
         ("lists", list(VirtualList.BINDINGS)),
         ("list and pane", list(Split.BINDINGS)),
-        ("memory list", [*MemoriesView.BINDINGS, *MemoryList.BINDINGS]),
+        ("memory list", [*MemoriesView.BINDINGS, *MarkingView.BINDINGS, *MemoryList.BINDINGS]),
         ("history", [*HistoryView.BINDINGS, *EventList.BINDINGS]),
         ("learning", [b for b in SourceList.BINDINGS if b not in VirtualList.BINDINGS]),
         (
@@ -87,9 +91,14 @@ def key_groups() -> list[tuple[str, list[BindingType]]]:
                 ),
             ],
         ),
-        ("dialogs", list(ConfirmScreen.BINDINGS)),
+        (
+            "review",
+            [b for b in ReviewList.BINDINGS if isinstance(b, Binding) and b.id not in curation],
+        ),
+        ("dialogs", [*ConfirmScreen.BINDINGS, *PromptScreen.BINDINGS]),
         ("editor", list(CorrectScreen.BINDINGS)),
         ("sort menu", list(SortMenu.BINDINGS)),
+        ("since your last visit", list(InboxScreen.BINDINGS)),
     ]
 
 
@@ -99,7 +108,14 @@ def scopes() -> dict[str, list[BindingType]]:
     lists = [*VirtualList.BINDINGS, *Split.BINDINGS]
     return {
         "anywhere": anywhere,
-        "memory list": [*anywhere, *lists, *MemoriesView.BINDINGS, *MemoryList.BINDINGS],
+        "memory list": [
+            *anywhere,
+            *lists,
+            *MemoriesView.BINDINGS,
+            *MarkingView.BINDINGS,
+            *MemoryList.BINDINGS,
+        ],
+        "review": [*anywhere, *lists, *ReviewList.BINDINGS],
         "history": [*anywhere, *lists, *HistoryView.BINDINGS, *EventList.BINDINGS],
         "learning": [*anywhere, *lists, *SourceList.BINDINGS],
         "recall preview": [*anywhere, *lists, *RecallList.BINDINGS, *RecallPane.BINDINGS],
@@ -107,6 +123,8 @@ def scopes() -> dict[str, list[BindingType]]:
         "editor": list(CorrectScreen.BINDINGS),
         "help": list(HelpScreen.BINDINGS),
         "sort menu": list(SortMenu.BINDINGS),
+        "prompt": list(PromptScreen.BINDINGS),
+        "inbox": list(InboxScreen.BINDINGS),
     }
 
 

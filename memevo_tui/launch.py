@@ -77,6 +77,7 @@ def run_app(
         label=label,
         live_demo=live_demo,
         handle_signals=not smoke,
+        remember=label is None,  # the demo's temporary store leaves nothing behind
     )
     if smoke:
         report = asyncio.run(_smoke(app))

@@ -5,10 +5,14 @@ A view's own messages (its workers' answers) are nested in the view's class.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.message import Message
 
 from store import MemoryLoad, StoreError
 
+from .appstate import Batch
+from .inbox import Line
 from .live import Delta
 from .state import Change
 
@@ -71,3 +75,29 @@ class ReloadWanted(Message):
 
 class StoreRecovered(Message):
     """The store answered again after a failure."""
+
+
+class BatchUndoRequested(Message):
+    """Undo every event of one bulk action, after a preview (asked from the history)."""
+
+    def __init__(self, batch: Batch) -> None:
+        super().__init__()
+        self.batch = batch
+
+
+class ShowRecord(Message):
+    """Show this record in the memory list (``back``: how to return, for the toast)."""
+
+    def __init__(self, memory_id: str, back: str) -> None:
+        super().__init__()
+        self.memory_id = memory_id
+        self.back = back
+
+
+class InboxReady(Message):
+    """What changed since the last visit, ready to offer."""
+
+    def __init__(self, heading: str, lines: Sequence[Line]) -> None:
+        super().__init__()
+        self.heading = heading
+        self.lines = lines

@@ -12,13 +12,15 @@ from __future__ import annotations
 import asyncio
 import gc
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from store import Clock, CorruptRow, Event, Memory, MemoryLoad, MemoryStore, system_clock
-from store._js import fp
+from store._js import fp, iso
+from store.quality import quality
 from store.recall import Purpose, Recall, RecallIndex
 
+from .appstate import AppState
 from .view import View
 
 Row = Memory | CorruptRow
@@ -71,7 +73,23 @@ class LiveToggled:
     live: bool
 
 
-Change = Reloaded | OwnWrite | LiveChanged | Failed | LiveToggled
+@dataclass(frozen=True, slots=True)
+class Dialed:
+    """The time dial moved: every record's quality is now as of ``as_of`` (None: now)."""
+
+    as_of: float | None
+
+
+Change = Reloaded | OwnWrite | LiveChanged | Failed | LiveToggled | Dialed
+
+
+def at(rows: Sequence[Row], when_ms: float) -> list[Row]:
+    """The rows with their quality (freshness, aging, dormancy) as of ``when_ms``."""
+    return [
+        replace(r, quality=quality(r.data, when_ms)) if isinstance(r, Memory) else r for r in rows
+    ]
+
+
 Listener = Callable[[Change], None]
 
 
@@ -85,8 +103,11 @@ class DashboardState:
         read_only: bool = False,
         clock: Clock = system_clock,
         new_id: Callable[[], str] | None = None,
+        remember: bool = True,
     ) -> None:
         self.db_path = db_path
+        self.remembered = AppState(db_path) if remember else None
+        """The app's own state directory for this store (None: keep nothing, the demo)."""
         self.read_only_requested = read_only
         self.clock = clock
         self.new_id = new_id
@@ -111,6 +132,8 @@ class DashboardState:
         """The newest event this dashboard has seen."""
         self.last_change: float | None = None
         """When the poller last saw another connection commit."""
+        self.as_of: float | None = None
+        """The time dial: the moment the records are shown as of (None: now)."""
         self._listeners: list[Listener] = []
         self._full_loads = 0
         self._changed: dict[str, Row] = {}  # rows changed in place since the index was built
@@ -193,8 +216,34 @@ class DashboardState:
 
     # ------------------------------------------------------------ changes
 
+    def now(self) -> float:
+        """The moment the dashboard shows: the time dial's, or the clock's."""
+        return self.clock() if self.as_of is None else self.as_of
+
+    def _dialed(self, rows: Sequence[Row]) -> list[Row]:
+        return list(rows) if self.as_of is None else at(rows, self.as_of)
+
+    def set_as_of(self, when_ms: float | None) -> None:
+        """Show every record as of ``when_ms`` (None: now). Nothing is written."""
+        self.as_of = when_ms
+        self.rows = at(self.rows, self.now())
+        self._full_loads += 1  # the recall index is rebuilt with the new qualities
+        self._changed.clear()
+        self._tell(Dialed(when_ms))
+
+    def write_refusal(self) -> str | None:
+        """Why a write key does nothing now, or None when it may write."""
+        if self.as_of is not None:
+            return (
+                f"The time dial shows {iso(self.as_of)[:10]} (simulated), and every write "
+                "stamps the real time: nothing was written. Press 0 to return to now"
+            )
+        if self.read_only:
+            return f"Read-only ({self.read_only_reason}): nothing was written"
+        return None
+
     def _replace_all(self, load: MemoryLoad) -> None:
-        self.rows = [*load.corrupt, *load.memories]
+        self.rows = self._dialed([*load.corrupt, *load.memories])
         self.corrupt = len(load.corrupt)
         self._full_loads += 1
         self._changed.clear()
@@ -215,18 +264,19 @@ class DashboardState:
             gc.freeze()
         self._tell(Reloaded(partial, total, self.corrupt))
 
-    def _put(self, rows: Sequence[Row]) -> None:
+    def _put(self, rows: Sequence[Row]) -> Sequence[Row]:
+        rows = self._dialed(rows)
         changed = {r.id: r for r in rows}
         self.rows = [changed.pop(r.id, r) for r in self.rows] + list(changed.values())
         self._changed.update((r.id, r) for r in rows)
         for memory_id in (r.id for r in rows):
             self.haystacks.pop(memory_id, None)
         self.total = len(self.rows)
+        return rows
 
     def written(self, rows: Sequence[Row]) -> None:
         """A write of ours committed: put the changed records in place."""
-        self._put(rows)
-        self._tell(OwnWrite(tuple(rows)))
+        self._tell(OwnWrite(tuple(self._put(rows))))
 
     def live_changed(
         self,
@@ -243,8 +293,9 @@ class DashboardState:
         if full is not None:
             self._replace_all(full)
             self.total = len(self.rows)
+            rows = self._dialed(rows)
         else:
-            self._put(rows)
+            rows = self._put(rows)
         self._tell(LiveChanged(tuple(events), tuple(rows), full is not None))
 
     def fail(self, message: str, cause: str) -> None:

@@ -33,6 +33,7 @@ FIELDS = (
     Field("state", ("s",), {s: s for s in STATES}),
     Field("is", (), {s: s for s in (*STATES, "unpinned")}),
     Field("source", ("src",), whole=True),
+    Field("id", ()),
 )
 """The memory list's filter tokens."""
 
@@ -47,6 +48,7 @@ class Filter:
     pinned: bool | None = None
     errors: tuple[str, ...] = field(default=())
     sources: tuple[str, ...] = ()
+    ids: frozenset[str] = frozenset()
 
     @property
     def names_hidden(self) -> bool:
@@ -69,6 +71,7 @@ def parse_filter(query: str) -> Filter:
         pinned,
         q.errors,
         q.values("source"),
+        q.get("id"),
     )
 
 
@@ -81,6 +84,8 @@ def haystack(m: Memory) -> str:
 
 
 def matches(m: Memory, f: Filter, cache: dict[str, str] | None = None) -> bool:
+    if f.ids and m.id not in f.ids:
+        return False
     if f.kinds and m.kind not in f.kinds:
         return False
     if f.statuses and m.status not in f.statuses:

@@ -228,6 +228,22 @@ class Reads(StoreBase):
             out.append(parsed)
         return out
 
+    async def conflict_pairs(self) -> list[tuple[str, str]]:
+        """The records each ``conflict`` event quarantined together (§4.7), oldest first."""
+        async with self._reading() as db:
+            rows = await (
+                await db.execute(
+                    "SELECT rowid, id, scope, data FROM events "
+                    "WHERE json_extract(data, '$.reason') = 'conflict' ORDER BY rowid"
+                )
+            ).fetchall()
+        pairs = []
+        for rowid, eid, scope, raw in rows:
+            event = parse_event_row(rowid, eid, scope, raw)
+            if isinstance(event, Event) and len(event.record_ids) == 2:
+                pairs.append((event.record_ids[0], event.record_ids[1]))
+        return pairs
+
     async def last_event_rowid(self) -> int:
         async with self._reading() as db:
             row = await (await db.execute("SELECT max(rowid) FROM events")).fetchone()

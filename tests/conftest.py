@@ -65,10 +65,11 @@ def demo_store(tmp_path: Path, demo_template: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def _fixed_now(monkeypatch: pytest.MonkeyPatch) -> None:
+def _fixed_now(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Tests never depend on the wall clock, or on the user's editor and key map, unless
     they ask for them."""
     monkeypatch.setenv("MEMEVO_NOW", FIXTURE_NOW)
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.delenv("EDITOR", raising=False)
     monkeypatch.setenv("MEMEVO_KEYMAP", "/nonexistent/memevo-keymap.json")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the app's own state

@@ -76,11 +76,11 @@ async def test_another_process_commit_appears_without_a_key_press(realistic: Pat
         assert "last change" in str(app.query_one("#status-line").render())
 
 
-async def test_space_pauses_and_resumes_live_updates(realistic: Path) -> None:
+async def test_ctrl_space_pauses_and_resumes_live_updates(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("space")
+        await pilot.press("ctrl+space")
         assert app.state.live is False
         assert app.state.store is not None
         version = await app.state.store.data_version()
@@ -92,7 +92,7 @@ async def test_space_pauses_and_resumes_live_updates(realistic: Path) -> None:
         assert await app.state.store.data_version() != version  # the commit is visible...
         r = row(app, DURABLE)
         assert r is not None and not r.pinned  # ...but paused, nothing refreshed
-        await pilot.press("space")
+        await pilot.press("ctrl+space")
         await until(pilot, lambda: (r := row(app, DURABLE)) is not None and r.pinned, "the pin")
 
 

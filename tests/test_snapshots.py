@@ -12,6 +12,9 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from memevo_tui.appstate import AppState, Visit
+from store import fixed_clock
+
 from apphelpers import make_app, settle, snapshot_copy, wait_loaded
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
@@ -112,3 +115,47 @@ def test_light_theme(snap_compare: Any, tmp_path: Path) -> None:
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
     app.theme = "textual-light"
     assert snap_compare(app, terminal_size=(160, 50), run_before=then("a", "j", "j"))
+
+
+MARK_THREE = ["slash", *"origin:infra kind:fact", "enter", "space", "j", "space", "j", "space"]
+
+
+@SIZES
+def test_marks(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    assert snap_compare(app, terminal_size=size, run_before=then(*MARK_THREE))
+
+
+@SIZES
+def test_bulk_preview(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    assert snap_compare(app, terminal_size=size, run_before=then(*MARK_THREE, "p"))
+
+
+@SIZES
+def test_batch_in_history(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    """Three pins of one bulk action: one entry, expanded to its events."""
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    keys = [*MARK_THREE, "p", "y", "h", "enter"]
+    assert snap_compare(app, terminal_size=size, run_before=then(*keys))
+
+
+@SIZES
+def test_review_queue(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    assert snap_compare(app, terminal_size=size, run_before=then("w", "j"))
+
+
+@SIZES
+def test_inbox(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    """Opened before, two days ago, at event 230: what changed since."""
+    path = snapshot_copy("realistic.sqlite", tmp_path)
+    AppState(path).save_visit(Visit(230, fixed_clock("2026-10-30T12:00:00.000Z")()))
+    app = make_app(path)
+    assert snap_compare(app, terminal_size=size, run_before=then())
+
+
+@SIZES
+def test_time_dial(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    assert snap_compare(app, terminal_size=size, run_before=then("t", *"+30d", "enter"))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -12,7 +14,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ..text import visible
+from ..bulk import WORDS, Step, tally
+from ..text import one_line, visible
 from ..widgets.event_diff import describe_undo
 
 
@@ -87,3 +90,29 @@ def incorrect_dialog(content: str, duplicates: int) -> ConfirmScreen:
         style="italic",
     )
     return ConfirmScreen("Mark this memory incorrect?", detail, yes="Incorrect")
+
+
+def bulk_dialog(title: str, steps: Sequence[Step]) -> ConfirmScreen:
+    """Asks before a bulk action, listing every record with what will happen to it."""
+    table = Table(box=None, padding=(0, 1), show_header=False, expand=True)
+    table.add_column("what", no_wrap=True, style="bold")
+    table.add_column("record", ratio=1)
+    for step in steps:
+        text = Text(one_line(step.text, 90) or step.memory_id)
+        if step.refusal:
+            table.add_row(Text("refused", style="bold red"), text)
+            table.add_row("", Text(step.refusal, style="italic"))
+        elif step.unchanged:
+            table.add_row(
+                Text("unchanged", style="dim"),
+                Text(f"{text.plain} ({step.unchanged})", style="dim"),
+            )
+        else:
+            table.add_row(WORDS.get(step.op, step.op), text)
+    writes, unchanged, refused = tally(steps)
+    foot = Text(
+        f"\n{writes} will be written, one pi event each (one undo in the history undoes "
+        f"them all); {unchanged} unchanged; {refused} refused.",
+        style="italic",
+    )
+    return ConfirmScreen(title, Group(table, foot), yes="Write")

@@ -7,6 +7,7 @@ and draws the status line. The views never reach into one another.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from textual import events
@@ -15,22 +16,34 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
-from ..messages import ReloadWanted, StateChanged, StatusChanged, UndoRequested
-from ..state import Change, DashboardState, Failed, LiveChanged, LiveToggled
+from store._js import iso
+
+from ..inbox import Line
+from ..messages import (
+    BatchUndoRequested,
+    ReloadWanted,
+    ShowRecord,
+    StateChanged,
+    StatusChanged,
+    UndoRequested,
+)
+from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, LiveToggled
 from ..views.base import BaseView
 from ..views.history import HistoryView
 from ..views.learning import LearningView
 from ..views.memories import MemoriesView
 from ..views.recall import RecallView
+from ..views.review import ReviewView
 from ..views.search import SearchView
-from ..widgets.event_list import EventList
+from ..when import HELP, BadMoment, moment, parse_moment
 from ..widgets.learning_status import LearningStatus
 from ..widgets.memory_list import MemoryList
-from ..widgets.recall_list import RecallList
 from ..widgets.source_list import SourceList
 from ..widgets.split import Split
 from ..widgets.status_line import StatusLine
 from ..widgets.virtual_list import VirtualList
+from .inbox import InboxScreen
+from .prompt import PromptScreen
 
 
 def _b(
@@ -69,8 +82,13 @@ class Dashboard(Screen[None]):
            "Recall preview: what pi would inject for a prompt, and why", show=False),
         _b("l", "show_tab('learning')", "Learning", "app.learning",
            "Show the learning queue and its model calls", show=False),
-        _b("space", "app.toggle_live", "Live", "app.live", "Pause or resume live updates",
-           key_display="space", show=False),
+        _b("w", "show_tab('review')", "Review", "app.review",
+           "The review queue: the records that need you, most urgent first", show=False),
+        _b("ctrl+space", "app.toggle_live", "Live", "app.live",
+           "Pause or resume live updates", show=False),
+        _b("t", "time_dial", "Time", "app.time",
+           "The time dial: show the store as of another day (a date, or +30d)", show=False),
+        _b("0", "now", "Now", "app.now", "Back to now from the time dial", show=False),
         _b("ctrl+r", "app.reload", "Reload", "app.reload", "Reload everything from the store",
            show=False),
         _b("escape", "escape", "Back", "app.escape",
@@ -98,6 +116,8 @@ class Dashboard(Screen[None]):
                 yield SearchView(state)
             with TabPane("Recall", id="recall"):
                 yield RecallView(state)
+            with TabPane("Review", id="review"):
+                yield ReviewView(state)
         yield StatusLine(id="status-line")
         yield Footer()
 
@@ -171,6 +191,45 @@ class Dashboard(Screen[None]):
         if splits:
             splits.first().action_toggle_side()
 
+    def action_time_dial(self) -> None:
+        state = self.state
+        shown = iso(state.as_of)[:10] if state.as_of is not None else ""
+
+        def done(text: str | None) -> None:
+            if text is None:  # esc: back to now
+                self.action_now()
+                return
+            try:
+                when = parse_moment(text, state.clock())
+            except BadMoment as exc:
+                self.notify(str(exc), title="Time dial", severity="error")
+                return
+            state.set_as_of(when)
+            if when is not None:
+                past = (
+                    " A past date shows today's records (their texts as they are now) with "
+                    "the quality rules applied for that day."
+                    if when < state.clock()
+                    else ""
+                )
+                self.notify(
+                    f"Showing the store as of {moment(when)} (simulated): decay, dormancy, "
+                    f"the review queue and what pi would inject. Nothing can be written; "
+                    f"0 returns to now.{past}",
+                    title="Time dial",
+                )
+
+        self.app.push_screen(
+            PromptScreen("Show the store as of", placeholder=HELP, value=shown,
+                         hint=f"{HELP}; esc returns to now"),
+            done,
+        )  # fmt: skip
+
+    def action_now(self) -> None:
+        if self.state.as_of is not None:
+            self.state.set_as_of(None)
+            self.notify("Back to now", title="Time dial")
+
     # ------------------------------------------------------------ the memory list, by name
 
     def action_clear_filter(self) -> None:
@@ -208,30 +267,43 @@ class Dashboard(Screen[None]):
     def on_undo_requested(self, message: UndoRequested) -> None:
         self.memories.undo_event(message.event_id, message.what)
 
+    def on_batch_undo_requested(self, message: BatchUndoRequested) -> None:
+        self.memories.undo_batch(message.batch)
+
     def on_source_list_open_requested(self, message: SourceList.OpenRequested) -> None:
         self.memories.show_query(f"src:{message.source_id}", show_hidden=True)
         self.action_show_tab("memories")
 
-    def on_recall_list_goto_requested(self, message: RecallList.GotoRequested) -> None:
-        self.show_record(message.memory_id, "i returns to the preview, which re-runs after it")
-
-    def on_event_list_open_requested(self, message: EventList.OpenRequested) -> None:
-        self.show_record(message.memory_id, "h returns to the history")
-
-    def show_record(self, memory_id: str, back: str) -> None:
+    def on_show_record(self, message: ShowRecord) -> None:
         """Show a record in the memory list, clearing what hides it."""
-        if not self.memories.reveal(memory_id):
+        if not self.memories.reveal(message.memory_id):
             return
         self.action_show_tab("memories")
         self.notify(
-            f"p pins, e corrects, r resolves, 3 marks accurate; {back}",
-            title=f"Showing {memory_id}",
+            f"p pins, e corrects, r resolves, 3 marks accurate; {message.back}",
+            title=f"Showing {message.memory_id}",
         )
+
+    def open_inbox(self, heading: str, lines: Sequence[Line]) -> None:
+        """Offer what changed since the last visit; a line opens what it is about."""
+
+        def picked(line: Line | None) -> None:
+            if line is None:
+                return
+            ids = ",".join(line.ids)
+            if line.about == "sources":
+                self.action_show_tab("learning")
+                self.query_one(LearningView).show_query(f"id:{ids}")
+            else:
+                self.memories.show_query(f"id:{ids}", show_hidden=True)
+                self.action_show_tab("memories")
+
+        self.app.push_screen(InboxScreen(heading, lines), picked)
 
     # ------------------------------------------------------------ the status line
 
     def on_state_changed(self, message: StateChanged) -> None:
-        if isinstance(message.change, LiveChanged | LiveToggled | Failed):
+        if isinstance(message.change, LiveChanged | LiveToggled | Failed | Dialed):
             self.update_status()
 
     def on_status_changed(self, message: StatusChanged) -> None:
@@ -244,5 +316,9 @@ class Dashboard(Screen[None]):
         if state.read_only:
             parts.append(f"READ-ONLY: {state.read_only_reason}")
         self.query_one(StatusLine).show(
-            parts, live=state.live, last_change=state.last_change, problem=state.problem
+            parts,
+            live=state.live,
+            last_change=state.last_change,
+            problem=state.problem,
+            as_of=state.as_of,
         )

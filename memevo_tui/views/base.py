@@ -10,8 +10,11 @@ from textual.widget import Widget
 from textual.widgets import Input
 from textual.worker import WorkerState
 
+from ..filters import Field, Query, parse, say
 from ..messages import StateChanged
 from ..state import Change, DashboardState
+from ..widgets.debounced_input import DebouncedInput
+from ..widgets.filter_box import FilterBox
 
 IN_FLIGHT = (WorkerState.PENDING, WorkerState.RUNNING)
 
@@ -64,12 +67,18 @@ class BaseView(Vertical):
     def leave(self) -> bool:
         """esc: leave the text box for the list; in the list, clear an active filter.
         False when there was nothing to leave."""
-        focused = self.screen.focused
-        if isinstance(focused, Input) and self in focused.ancestors:
-            self.focus_now(self.query_one(self.LIST or self.FOCUS))
+        if self.leave_box():
             return True
         if self.filtered:
             self.clear_filter()
+            return True
+        return False
+
+    def leave_box(self) -> bool:
+        """From a text box of this view, back to its list; False when not in one."""
+        focused = self.screen.focused
+        if isinstance(focused, Input) and self in focused.ancestors:
+            self.focus_now(self.query_one(self.LIST or self.FOCUS))
             return True
         return False
 
@@ -111,3 +120,52 @@ class BaseView(Vertical):
     def focus_default(self) -> None:
         if self.FOCUS:
             self.focus_now(self.query_one(self.FOCUS))
+
+
+class FilteringView(BaseView):
+    """A view whose list has its own filter box (``BOX``) of ``FIELDS`` tokens."""
+
+    FIELDS: ClassVar[tuple[Field, ...]] = ()
+
+    def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self.filter_query = Query()
+
+    def refilter(self) -> None:
+        """Show the list again through ``filter_query``."""
+
+    @property
+    def filtered(self) -> bool:
+        q = self.filter_query
+        return bool(q.words or q.fields or q.errors)
+
+    def clear_filter(self) -> None:
+        box = self.query_one(DebouncedInput)
+        box.value = ""
+        box.cancel()
+        self._filter("")
+
+    @property
+    def busy(self) -> bool:
+        return super().busy or self.query_one(DebouncedInput).pending
+
+    def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
+        event.stop()
+        self._filter(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._filter(event.value)
+        self.focus_default()
+
+    def _filter(self, text: str) -> None:
+        self.filter_query = parse(text, self.FIELDS)
+        self.query_one(FilterBox).show_error(say(self.filter_query.errors))
+        self.refilter()
+
+    def show_query(self, text: str) -> None:
+        """Filter by ``text`` at once (a request from another view, or the inbox)."""
+        box = self.query_one(DebouncedInput)
+        box.value = text
+        box.cancel()
+        self._filter(text)

@@ -16,23 +16,21 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Input
 
 from store import CorruptRow, Event, StoreError
 from store.curation import UndoPlan
 from store.model import ACTORS
 
-from ..filters import Field, Query, parse, say
-from ..messages import StatusChanged, StoreFailed, UndoRequested
+from ..filters import Field, Query
+from ..messages import BatchUndoRequested, StatusChanged, StoreFailed, UndoRequested
 from ..state import Change, DashboardState, EventRow, LiveChanged, OwnWrite, Reloaded
 from ..text import one_line
 from ..view import KIND_NAMES
-from ..widgets.debounced_input import DebouncedInput
 from ..widgets.event_diff import EventDiff
-from ..widgets.event_list import EventList, verb
+from ..widgets.event_list import BatchRow, EventList, HistoryRow, verb
 from ..widgets.filter_box import FilterBox
 from ..widgets.split import Split
-from .base import BaseView
+from .base import FilteringView
 
 PAGE = 200
 """Events read at a time; more are read as the cursor nears the end."""
@@ -69,10 +67,11 @@ def event_matches(e: EventRow, q: Query) -> bool:
     return True
 
 
-class HistoryView(BaseView):
+class HistoryView(FilteringView):
     """The event list beside the selected event's diff and its undo preview."""
 
     FOCUS = "#event-list"
+    FIELDS = FIELDS
     BOX = "#history-filter"
     SETTLE = 0.05
     """Seconds the cursor must rest before the undo preview is computed."""
@@ -109,7 +108,8 @@ class HistoryView(BaseView):
         self.events: list[EventRow] = []
         """Every event read so far, newest first (the list shows those the filter keeps)."""
         self.exhausted = False
-        self.filter_query = Query()
+        self.expanded: set[str] = set()
+        """Bulk actions whose events are listed under them."""
         self._previewed: str | None = None  # the event whose undo preview is shown
 
     def compose(self) -> ComposeResult:
@@ -151,45 +151,57 @@ class HistoryView(BaseView):
         row = self.query_one(EventList).highlighted
         behind = self.query_one(EventDiff).shown is not row
         wants_preview = isinstance(row, Event) and bool(row.after) and self._previewed != row.id
-        pending = self.query_one(DebouncedInput).pending
-        return super().busy or behind or wants_preview or pending
+        return super().busy or behind or wants_preview
 
     # ------------------------------------------------------------ the list and its filter
 
-    @property
-    def filtered(self) -> bool:
-        return bool(self.filter_query.words or self.filter_query.fields or self.filter_query.errors)
-
-    def clear_filter(self) -> None:
-        box = self.query_one(DebouncedInput)
-        box.value = ""
-        box.cancel()
-        self._filter("")
-
-    def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
-        event.stop()
-        self._filter(event.value)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self._filter(event.value)
-        self.focus_default()
-
-    def _filter(self, text: str) -> None:
-        self.filter_query = parse(text, FIELDS)
-        self.query_one(FilterBox).show_error(say(self.filter_query.errors))
+    def refilter(self) -> None:
         if self.filtered and not self.exhausted:
             self.load_events(everything=True)  # a filter looks at the whole history
         self._show()
 
     def _show(self) -> None:
         q = self.filter_query
-        rows = [] if q.errors else [e for e in self.events if event_matches(e, q)]
+        rows = self._grouped([] if q.errors else [e for e in self.events if event_matches(e, q)])
         event_list = self.query_one(EventList)
         event_list.exhausted = self.exhausted or self.filtered
         event_list.empty_text = "No event matches the filter." if self.filtered else "No events."
         event_list.set_rows(rows)
         self.post_message(StatusChanged())
+
+    def _grouped(self, events: list[EventRow]) -> list[HistoryRow]:
+        """The events of one bulk action as one entry (journaled by the app; without the
+        journal, or with only one of them loaded, they show one by one)."""
+        remembered = self.state.remembered
+        batches = remembered.batches() if remembered is not None else []
+        of = {event_id: batch for batch in batches for event_id in batch.events}
+        members = [e for e in events if isinstance(e, Event) and e.id in of]
+        out: list[HistoryRow] = []
+        done: set[str] = set()
+        inside: set[str] = set()
+        for e in events:
+            batch = of.get(e.id)
+            if batch is None:
+                out.append(e)
+                continue
+            if batch.id in done:
+                continue
+            done.add(batch.id)
+            group = tuple(m for m in members if of[m.id] is batch)
+            if len(group) < 2:
+                out.append(e)
+                continue
+            out.append(BatchRow(batch, group))
+            if batch.id in self.expanded:
+                out.extend(group)
+                inside.update(m.id for m in group)
+        self.query_one(EventList).members = frozenset(inside)
+        return out
+
+    def on_event_list_batch_toggled(self, message: EventList.BatchToggled) -> None:
+        batch_id = message.row.batch.id
+        self.expanded ^= {batch_id}
+        self._show()
 
     @work(exclusive=True, group="events", exit_on_error=False)
     async def load_events(self, before_rowid: int | None = None, everything: bool = False) -> None:
@@ -246,6 +258,9 @@ class HistoryView(BaseView):
 
     def on_event_list_undo_requested(self, message: EventList.UndoRequested) -> None:
         row = message.row
+        if isinstance(row, BatchRow):
+            self.post_message(BatchUndoRequested(row.batch))
+            return
         if row is None or isinstance(row, CorruptRow):
             self.notify("Select a valid event to undo", severity="warning")
             return

@@ -12,22 +12,20 @@ from dataclasses import dataclass
 from textual import work
 from textual.app import ComposeResult
 from textual.message import Message
-from textual.widgets import Input
 
 from store import CorruptRow, Event, Memory, ModelCall, Source, StoreError
 from store.model import FAILURE_CODES
 from store.status import QueueStatus, queue_status
 
-from ..filters import Field, Query, parse, say
+from ..filters import Field, Query
 from ..messages import StatusChanged, StoreFailed
-from ..state import Change, DashboardState, LiveChanged
-from ..widgets.debounced_input import DebouncedInput
+from ..state import Change, DashboardState, Dialed, LiveChanged
 from ..widgets.filter_box import FilterBox
 from ..widgets.learning_status import LearningStatus
 from ..widgets.source_detail import SourceDetail
 from ..widgets.source_list import STATE_GLYPHS, SourceList, source_state
 from ..widgets.split import Split
-from .base import BaseView
+from .base import FilteringView
 
 PAGE = 500
 """Sources read at a time, newest first."""
@@ -36,6 +34,7 @@ FIELDS = (
     Field("kind", ("k",)),
     Field("origin", ("o", "scope")),
     Field("code", ("error", "failure"), {c: c for c in FAILURE_CODES}),
+    Field("id", (), whole=True),
 )
 
 
@@ -51,14 +50,17 @@ def source_matches(s: Source | CorruptRow, q: Query, now_ms: float) -> bool:
         return False
     if (codes := q.get("code")) and s.last_error not in codes:
         return False
+    if (ids := q.values("id")) and s.id not in {i for v in ids for i in v.split(",")}:
+        return False
     text = " ".join((s.id, s.content, s.last_error or "", str(s.diagnostic))).casefold()
     return all(w in text for w in q.words)
 
 
-class LearningView(BaseView):
+class LearningView(FilteringView):
     """Queue figures on top, the sources below beside the highlighted one's detail."""
 
     FOCUS = "#source-list"
+    FIELDS = FIELDS
     BOX = "#learning-filter"
 
     @dataclass
@@ -82,7 +84,6 @@ class LearningView(BaseView):
         self.summary = ""
         """The queue in one line, for the status line (once the queue was read)."""
         self.sources: list[Source | CorruptRow] = []
-        self.filter_query = Query()
         self._detailed: str | None = None  # the source whose details are shown
 
     def compose(self) -> ComposeResult:
@@ -102,6 +103,8 @@ class LearningView(BaseView):
     def state_changed(self, change: Change) -> None:
         if isinstance(change, LiveChanged) and (self.active or self.summary):
             self.load_sources()
+        elif isinstance(change, Dialed):
+            self._show()
 
     def status_parts(self) -> list[str]:
         shown = len(self.query_one(SourceList).rows)
@@ -115,36 +118,13 @@ class LearningView(BaseView):
         row = self.query_one(SourceList).highlighted
         behind = self.query_one(SourceDetail).shown is not row
         wants_details = isinstance(row, Source) and self._detailed != row.id
-        pending = self.query_one(DebouncedInput).pending
-        return super().busy or behind or wants_details or pending
+        return super().busy or behind or wants_details
 
-    @property
-    def filtered(self) -> bool:
-        q = self.filter_query
-        return bool(q.words or q.fields or q.errors)
-
-    def clear_filter(self) -> None:
-        box = self.query_one(DebouncedInput)
-        box.value = ""
-        box.cancel()
-        self._filter("")
-
-    def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
-        event.stop()
-        self._filter(event.value)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self._filter(event.value)
-        self.focus_default()
-
-    def _filter(self, text: str) -> None:
-        self.filter_query = parse(text, FIELDS)
-        self.query_one(FilterBox).show_error(say(self.filter_query.errors))
+    def refilter(self) -> None:
         self._show()
 
     def _show(self) -> None:
-        q, now = self.filter_query, self.state.clock()
+        q, now = self.filter_query, self.state.now()
         rows = [] if q.errors else [s for s in self.sources if source_matches(s, q, now)]
         source_list = self.query_one(SourceList)
         source_list.now_ms = now
@@ -202,7 +182,7 @@ class LearningView(BaseView):
 
     def on_source_list_highlighted(self, message: SourceList.Highlighted) -> None:
         row = message.row
-        self.query_one(SourceDetail).show(row, now_ms=self.state.clock())
+        self.query_one(SourceDetail).show(row, now_ms=self.state.now())
         if isinstance(row, Source):
             self.load_source_details(row.id)
 
@@ -225,4 +205,4 @@ class LearningView(BaseView):
             self._detailed = message.source_id
             if message.calls is not None:
                 detail = self.query_one(SourceDetail)
-                detail.show(current, message.calls, message.events, self.state.clock())
+                detail.show(current, message.calls, message.events, self.state.now())

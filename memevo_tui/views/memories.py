@@ -14,7 +14,7 @@ Every curation write of the dashboard runs here, whichever view asked for it
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -23,28 +23,25 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from store import Changed, CorruptRow, Memory, MemoryStore, Refused, StoreError
-from store.curation import UndoPlan
+from store import Changed, CorruptRow, Memory, Refused, StoreError
 
+from ..bulk import BULK_VERBS, FEEDBACK
 from ..commands import SORTS
-from ..messages import ReloadWanted, StatusChanged, StoreFailed
+from ..messages import ReloadWanted, StatusChanged
 from ..screens.confirm import (
-    ConfirmScreen,
     conflict_dialog,
     forget_dialog,
     incorrect_dialog,
-    undo_dialog,
 )
 from ..screens.correct import edit_correction
 from ..screens.sort_menu import SortMenu
-from ..state import Change, DashboardState, Failed, LiveChanged, OwnWrite, Reloaded, Row
+from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, OwnWrite, Reloaded, Row
 from ..text import one_line
 from ..view import SORT_KEYS
 from ..widgets.memory_browser import MemoryBrowser
 from ..widgets.memory_list import MemoryList
-from .base import BaseView
+from .marks import MarkingView, StoreCall
 
-FEEDBACK = ("useful", "unhelpful", "accurate", "incorrect")
 DONE_LABELS = {
     "pin": "Pinned",
     "unpin": "Unpinned",
@@ -55,10 +52,9 @@ DONE_LABELS = {
     "undo": "Undone",
     **{v: f"Feedback recorded: {v}" for v in FEEDBACK},
 }
-StoreCall = Callable[[MemoryStore], Awaitable[str | None]]
 
 
-class MemoriesView(BaseView):
+class MemoriesView(MarkingView):
     """Every record on one line, the highlighted one in full, and the curation keys."""
 
     FOCUS = "#memory-list"
@@ -99,14 +95,6 @@ class MemoriesView(BaseView):
         label: str
         error: StoreError
 
-    @dataclass
-    class UndoAsked(Message):
-        """An undo's preview is ready for the user to confirm (or its refusal to show)."""
-
-        event_id: str
-        what: str
-        plan: UndoPlan | str
-
     def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.conflict_mark: Memory | None = None
@@ -133,7 +121,9 @@ class MemoriesView(BaseView):
 
     def state_changed(self, change: Change) -> None:
         browser, memory_list = self.browser, self.memory_list
-        if isinstance(change, Reloaded):
+        if isinstance(change, Dialed):
+            browser.apply()
+        elif isinstance(change, Reloaded):
             memory_list.empty_text = "No memory matches the filter."
             browser.apply()
             if not change.partial and change.corrupt:
@@ -164,6 +154,7 @@ class MemoriesView(BaseView):
         parts = [
             f"{len(self.memory_list.rows):,} shown of {state.total:,}"
             + (" (loading the rest…)" if state.partial else ""),
+            *self.mark_parts(),
             f"sort {view.sort} {arrow}",
             "forgotten/conflicted shown" if view.show_hidden else "forgotten/conflicted hidden (a)",
         ]
@@ -213,7 +204,9 @@ class MemoriesView(BaseView):
         self.browser.show_query(query, show_hidden=show_hidden)
 
     def leave(self) -> bool:
-        return self.drop_conflict_mark() or super().leave()
+        """esc: drop a conflict mark, leave the filter box, drop the marks, then clear the
+        filter, one at a time."""
+        return self.drop_conflict_mark() or self.leave_box() or self.drop_marks() or super().leave()
 
     def drop_conflict_mark(self) -> bool:
         """Forget a pending conflict mark (esc); False when there was none."""
@@ -235,20 +228,15 @@ class MemoriesView(BaseView):
 
     def on_memory_list_curation_requested(self, message: MemoryList.CurationRequested) -> None:
         message.stop()
-        self.curate(message.row, message.verb)
+        self.curate(message.row, message.verb, many=True)
 
-    def refuse_if_read_only(self) -> bool:
-        if self.state.read_only:
-            self.notify(
-                f"Read-only ({self.state.read_only_reason}): nothing was written",
-                title="Read-only",
-                severity="warning",
-            )
-            return True
-        return False
-
-    def curate(self, row: Row | None, verb: str) -> None:
-        """Apply a curation verb to ``row`` (from this list, or asked by another view)."""
+    def curate(self, row: Row | None, verb: str, *, many: bool = False) -> None:
+        """Apply a curation verb to ``row`` (from this list, or asked by another view);
+        with ``many`` and records marked, to every marked record."""
+        if many and self.marks and verb in BULK_VERBS:
+            if not self.refuse_write():
+                self.bulk_with_origin(verb)
+            return
         if row is None:
             self.notify("No memory selected", severity="warning")
             return
@@ -261,14 +249,14 @@ class MemoriesView(BaseView):
         if self.state.store is None:
             self.notify("The store is still opening", severity="warning")
             return
-        if self.refuse_if_read_only():
+        if self.refuse_write():
             return
         memory_id, revision = row.id, row.revision
         if verb == "pin":
             op = "unpin" if row.pinned else "pin"
             self.write(op, lambda s: getattr(s, op)(memory_id, expected_revision=revision))
         elif verb == "incorrect":
-            self._ask(
+            self.ask(
                 incorrect_dialog(row.content, len(self.state.duplicates(row))),
                 verb,
                 lambda s: s.feedback(memory_id, verb, expected_revision=revision),
@@ -278,7 +266,7 @@ class MemoriesView(BaseView):
         elif verb == "resolve":
             self.write(verb, lambda s: s.resolve(memory_id, expected_revision=revision))
         elif verb == "forget":
-            self._ask(
+            self.ask(
                 forget_dialog(row.content),
                 verb,
                 lambda s: s.forget(memory_id, expected_revision=revision),
@@ -289,15 +277,14 @@ class MemoriesView(BaseView):
             self._mark_conflict(row)
         elif verb == "undo":
             self.undo_last(row.id)
+        elif verb == "adopt":
 
-    def _ask(self, dialog: ConfirmScreen, verb: str, op: StoreCall) -> None:
-        """Write ``op`` once the user says yes to ``dialog``."""
+            def adopt(origin: str) -> None:
+                self.write(
+                    "adopt", lambda s: s.adopt(memory_id, origin, expected_revision=revision)
+                )
 
-        def done(yes: bool | None) -> None:
-            if yes:
-                self.write(verb, op)
-
-        self.app.push_screen(dialog, done)
+            self.ask_origin(adopt)
 
     def _edit_correction(self, row: Memory) -> None:
         def done(text: str | None) -> None:
@@ -322,54 +309,11 @@ class MemoriesView(BaseView):
             return
         self.conflict_mark = None
         self.post_message(StatusChanged())
-        self._ask(
+        self.ask(
             conflict_dialog(mark.content, row.content),
             "conflict",
             lambda s: s.conflict(mark.id, row.id, expected_revision=mark.revision),
         )
-
-    @work(group="undo-lookup", exit_on_error=False)
-    async def undo_last(self, memory_id: str) -> None:
-        store = self.state.store
-        if store is None:
-            return
-        try:
-            found = await store.events(memory_id=memory_id, limit=1)
-        except StoreError as exc:
-            self.post_message(StoreFailed(exc))
-            return
-        if not found or isinstance(found[0], CorruptRow):
-            self.notify("This record has no event to undo", severity="warning")
-            return
-        event = found[0]
-        self.confirm_undo(event.id, f"its last event ({one_line(event.reason, 60)})")
-
-    def undo_event(self, event_id: str, what: str) -> None:
-        """Undo an event after a preview (a request from the history)."""
-        if not self.refuse_if_read_only():
-            self.confirm_undo(event_id, what)
-
-    @work(group="undo-lookup", exit_on_error=False)
-    async def confirm_undo(self, event_id: str, what: str) -> None:
-        """Preview the undo; the answer comes back as ``UndoAsked``."""
-        store = self.state.store
-        if store is None:
-            return
-        try:
-            plan: UndoPlan | str = await store.undo_preview(event_id)
-        except Refused as exc:
-            plan = str(exc)
-        except StoreError as exc:
-            self.post_message(self.WriteFailed("undo", exc))
-            return
-        self.post_message(self.UndoAsked(event_id, what, plan))
-
-    def on_memories_view_undo_asked(self, message: UndoAsked) -> None:
-        if isinstance(message.plan, str):
-            self.notify(f"Undo refused: {message.plan}", title="Undo", severity="error")
-            return
-        event_id = message.event_id
-        self._ask(undo_dialog(message.what, message.plan), "undo", lambda s: s.undo(event_id))
 
     @work(group="write", exit_on_error=False)
     async def write(self, verb: str, op: StoreCall) -> None:

@@ -19,7 +19,7 @@ from store import StoreError
 from store.recall import DigestLine, Purpose, Recall, digest
 
 from ..messages import StatusChanged, StoreFailed
-from ..state import Change, LiveChanged, OwnWrite
+from ..state import Change, Dialed, LiveChanged, OwnWrite
 from ..widgets.recall_pane import RecallPane
 from .base import BaseView
 
@@ -47,7 +47,7 @@ class RecallView(BaseView):
         return super().busy or self.query_one(RecallPane).waiting
 
     def state_changed(self, change: Change) -> None:
-        if isinstance(change, OwnWrite) or (
+        if isinstance(change, OwnWrite | Dialed) or (
             isinstance(change, LiveChanged) and (change.rows or change.full)
         ):
             pane = self.query_one(RecallPane)

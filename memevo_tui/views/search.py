@@ -16,7 +16,7 @@ from store import StoreError
 from store.recall import Recall
 
 from ..messages import StatusChanged, StoreFailed
-from ..state import Change, DashboardState, LiveChanged, OwnWrite, Row
+from ..state import Change, DashboardState, Dialed, LiveChanged, OwnWrite, Row
 from ..text import one_line
 from ..widgets.debounced_input import DebouncedInput
 from ..widgets.memory_detail import MemoryDetail
@@ -83,6 +83,8 @@ class SearchView(BaseView):
         return [f"{found} result(s) for {one_line(self._shown, 40)!r}, in pi's order"]
 
     def state_changed(self, change: Change) -> None:
+        if isinstance(change, Dialed) and self.query_text.strip():
+            self.run_search(self.query_text)
         if isinstance(change, OwnWrite | LiveChanged):
             results = self.query_one(MemoryList)
             for row in change.rows:

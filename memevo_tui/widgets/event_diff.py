@@ -14,9 +14,10 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from store import CorruptRow, Event
+from store import CorruptRow
 
 from ..text import visible
+from .event_list import BatchRow, HistoryRow, event_text, verb
 
 Pair = tuple[dict[str, Any] | None, dict[str, Any] | None]
 
@@ -113,9 +114,23 @@ def diff_table(
     return table, hidden
 
 
-def describe_event(row: Event | CorruptRow | None, all_fields: bool = False) -> RenderableType:
+def describe_batch(row: BatchRow) -> RenderableType:
+    head = Text()
+    head.append(f"{row.batch.at}  one bulk action: {row.batch.verb}", style="bold")
+    head.append(
+        f"\n{len(row.events)} events, one per record (enter lists them; u undoes them all)\n"
+    )
+    for e in row.events:
+        head.append(f"\n  {e.at[11:19]}  {verb(e):<10} ", style="dim")
+        head.append(event_text(e))
+    return head
+
+
+def describe_event(row: HistoryRow | None, all_fields: bool = False) -> RenderableType:
     if row is None:
         return Text("No event selected.", style="italic")
+    if isinstance(row, BatchRow):
+        return describe_batch(row)
     if isinstance(row, CorruptRow):
         text = Text()
         text.append("Corrupt event ", style="bold")
@@ -166,13 +181,13 @@ class EventDiff(VerticalScroll, can_focus=True):
 
     body: RenderableType = ""
     """What the pane shows for the selected event."""
-    shown: Event | CorruptRow | None = None
-    """The event it shows."""
+    shown: HistoryRow | None = None
+    """The event (or bulk action) it shows."""
     all_fields = False
     """Show unchanged fields too (f)."""
     _plan: list[tuple[dict[str, Any], dict[str, Any]]] | str | None = None
 
-    def show(self, row: Event | CorruptRow | None) -> None:
+    def show(self, row: HistoryRow | None) -> None:
         self.shown, self._plan = row, None
         self.body = describe_event(row, self.all_fields)
         self.query_one("#event-diff-body", Static).update(self.body)

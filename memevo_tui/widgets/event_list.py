@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
@@ -10,12 +11,29 @@ from textual.message import Message
 from store import CorruptRow, Event
 from store._js import js_json
 
+from ..appstate import Batch
 from ..glyphs import KIND_CODES
+from ..messages import ShowRecord
 from ..text import one_line
 from ..view import origin_name
 from .virtual_list import Column, VirtualList
 
 EventRow = Event | CorruptRow
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class BatchRow:
+    """One bulk action in the history: its events as one entry (enter expands it)."""
+
+    batch: Batch
+    events: tuple[Event, ...]
+
+    @property
+    def id(self) -> str:
+        return f"batch:{self.batch.id}"
+
+
+HistoryRow = Event | CorruptRow | BatchRow
 
 
 def verb(e: Event) -> str:
@@ -47,7 +65,25 @@ def event_text(e: Event) -> str:
     return f"{line}  (+{more} more)" if more else line
 
 
-def event_cells(row: EventRow) -> dict[str, str]:
+def batch_cells(row: BatchRow) -> dict[str, str]:
+    records = [e.after[0] for e in row.events if e.after]
+    kinds = {r.get("kind") for r in records}
+    origins = {origin_name(e.scope) for e in row.events}
+    first = row.events[-1] if row.events else None
+    text = event_text(first) if first is not None else ""
+    return {
+        "time": row.batch.at[:16].replace("T", " "),
+        "actor": "manual",
+        "verb": one_line(f"{row.batch.verb} ×{len(row.events)}"),
+        "kind": KIND_CODES.get(str(kinds.pop()), "") if len(kinds) == 1 else "*",
+        "origin": one_line(origins.pop()) if len(origins) == 1 else "several",
+        "text": f"⊞ one bulk action: {text.split('  (+')[0]} and {len(row.events) - 1} more",
+    }
+
+
+def event_cells(row: HistoryRow) -> dict[str, str]:
+    if isinstance(row, BatchRow):
+        return batch_cells(row)
     if isinstance(row, CorruptRow):
         return {"verb": "corrupt", "text": f"{one_line(row.id)}: {row.reason}"}
     first = row.after[0] if row.after else {}
@@ -62,8 +98,9 @@ def event_cells(row: EventRow) -> dict[str, str]:
     }
 
 
-class EventList(VirtualList[EventRow]):
-    """Events newest first; more are fetched as the cursor nears the end."""
+class EventList(VirtualList[HistoryRow]):
+    """Events newest first; more are fetched as the cursor nears the end. The events of
+    one bulk action show as one entry, which ``enter`` expands."""
 
     COLUMNS = (
         Column("time", "TIME (UTC)", 16),
@@ -85,6 +122,7 @@ class EventList(VirtualList[EventRow]):
         "event-list--migration",
         "event-list--corrupt",
         "event-list--empty-event",
+        "event-list--batch",
     }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("u", "undo", "Undo", id="history.undo", tooltip="Undo the selected event"),
@@ -93,7 +131,7 @@ class EventList(VirtualList[EventRow]):
             "open",
             "Record",
             id="history.open",
-            tooltip="Show the event's record in the memory list",
+            tooltip="Show the event's record in the memory list; expand a bulk action",
         ),
     ]
 
@@ -101,7 +139,7 @@ class EventList(VirtualList[EventRow]):
         """The highlighted event changed."""
 
     class UndoRequested(Message):
-        def __init__(self, event_list: EventList, row: EventRow | None) -> None:
+        def __init__(self, event_list: EventList, row: HistoryRow | None) -> None:
             super().__init__()
             self.event_list = event_list
             self.row = row
@@ -110,13 +148,13 @@ class EventList(VirtualList[EventRow]):
         def control(self) -> EventList:
             return self.event_list
 
-    class OpenRequested(Message):
-        """Show this record in the memory list."""
+    class BatchToggled(Message):
+        """Expand or fold the events of a bulk action."""
 
-        def __init__(self, event_list: EventList, memory_id: str) -> None:
+        def __init__(self, event_list: EventList, row: BatchRow) -> None:
             super().__init__()
             self.event_list = event_list
-            self.memory_id = memory_id
+            self.row = row
 
         @property
         def control(self) -> EventList:
@@ -138,27 +176,36 @@ class EventList(VirtualList[EventRow]):
         super().__init__(name=name, id=id)
         self.exhausted = False
         self.empty_text = "No events."
+        self.members: frozenset[str] = frozenset()
+        """Events shown under their expanded bulk action (drawn indented)."""
 
-    def row_key(self, row: EventRow) -> str:
+    def row_key(self, row: HistoryRow) -> str:
         return row.id
 
-    def cells(self, row: EventRow) -> dict[str, str]:
-        return event_cells(row)
+    def cells(self, row: HistoryRow) -> dict[str, str]:
+        cells = event_cells(row)
+        if row.id in self.members:
+            cells["text"] = "└ " + cells.get("text", "")
+        return cells
 
-    def row_class(self, row: EventRow) -> str | None:
+    def row_class(self, row: HistoryRow) -> str | None:
+        if isinstance(row, BatchRow):
+            return "batch"
         if isinstance(row, CorruptRow):
             return "corrupt"
         return None if row.after else "empty-event"
 
-    def cell_class(self, row: EventRow, column: str) -> str | None:
+    def cell_class(self, row: HistoryRow, column: str) -> str | None:
         if column == "actor" and isinstance(row, Event):
             return row.actor
         return None
 
-    def make_highlighted(self, row: EventRow | None) -> EventList.Highlighted:
+    def make_highlighted(self, row: HistoryRow | None) -> EventList.Highlighted:
         return self.Highlighted(self, row)
 
-    def yank_text(self, row: EventRow, long: bool) -> tuple[str, str] | None:
+    def yank_text(self, row: HistoryRow, long: bool) -> tuple[str, str] | None:
+        if isinstance(row, BatchRow):
+            return "\n".join(row.batch.events), "the ids of its events"
         if isinstance(row, CorruptRow):
             return (row.raw, "the corrupt event as stored") if long else (row.id, "its id")
         return (js_json(row.data), "the event as stored") if long else (row.id, "its id")
@@ -173,8 +220,10 @@ class EventList(VirtualList[EventRow]):
 
     def action_open(self) -> None:
         row = self.highlighted
-        if isinstance(row, Event) and row.record_ids:
-            self.post_message(self.OpenRequested(self, row.record_ids[0]))
+        if isinstance(row, BatchRow):
+            self.post_message(self.BatchToggled(self, row))
+        elif isinstance(row, Event) and row.record_ids:
+            self.post_message(ShowRecord(row.record_ids[0], "h returns to the history"))
         else:
             self.notify("This event changed no record", severity="warning")
 

@@ -141,5 +141,4 @@ class MemoryBrowser(Vertical):
             self.sort_by(message.column)
 
     def on_memory_list_highlighted(self, message: MemoryList.Highlighted) -> None:
-        message.stop()
-        self.query_one(MemoryDetail).follow(message.row)
+        self.query_one(MemoryDetail).follow(message.row)  # the view hears of it too

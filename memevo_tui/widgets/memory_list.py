@@ -109,6 +109,14 @@ CURATION_BINDINGS: tuple[Binding, ...] = (
         tooltip="Mark, then pick the contradicting record and press again",
     ),
     Binding(
+        "A",
+        "curate('adopt')",
+        "Adopt",
+        id="memory.adopt",
+        show=False,
+        tooltip="Adopt an unscoped legacy record into an origin (asks which)",
+    ),
+    Binding(
         "u",
         "curate('undo')",
         "Undo",
@@ -123,6 +131,7 @@ class MemoryList(VirtualList[Row]):
     """Memories (and corrupt rows, flagged) with curation on single keys."""
 
     COLUMNS = (
+        Column("mark", "", 1),
         Column("state", "", 1),
         Column("fresh", "FRESH", 6),
         Column("kind", "K", 2),
@@ -152,6 +161,7 @@ class MemoryList(VirtualList[Row]):
         "memory-list--conflicted",
         "memory-list--disputed",
         "memory-list--corrupt",
+        "memory-list--marked",
     }
 
     BINDINGS: ClassVar[list[BindingType]] = list(CURATION_BINDINGS)
@@ -173,26 +183,41 @@ class MemoryList(VirtualList[Row]):
         def control(self) -> VirtualList[Any]:
             return self.source
 
+    MARK = "▸"
+    """The glyph of a marked row (marks are never colour alone)."""
+
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self.sort_key = "updated"
+        self.marked: frozenset[str] = frozenset()
+        """Ids of the marked records (the view owns the marks; the list draws them)."""
+
+    def show_marks(self, marked: frozenset[str]) -> None:
+        if marked != self.marked:
+            self.marked = marked
+            self.redraw()
 
     def row_key(self, row: Row) -> str:
         return row.id
 
     def cells(self, row: Row) -> dict[str, str]:
-        return memory_cells(row)
+        cells = memory_cells(row)
+        if row.id in self.marked:
+            cells["mark"] = self.MARK
+        return cells
 
     def row_class(self, row: Row) -> str | None:
         state = state_of(row)
-        return state if state in ("forgotten", "conflicted", "corrupt") else None
+        if state in ("forgotten", "conflicted", "corrupt"):
+            return state
+        return "marked" if row.id in self.marked else None
 
     def cell_class(self, row: Row, column: str) -> str | None:
         if isinstance(row, CorruptRow):
             return "corrupt"
         if column in ("state", "fresh"):  # bar and glyph in the state's colour: they agree
             return row.state
-        return None
+        return "marked" if row.id in self.marked else None
 
     def make_highlighted(self, row: Row | None) -> MemoryList.Highlighted:
         return self.Highlighted(self, row)

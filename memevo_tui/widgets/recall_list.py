@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
-from textual.message import Message
 
 from store.recall import STATUS_REASONS, Candidate
 
 from ..glyphs import STATE_GLYPHS
+from ..messages import ShowRecord
 from ..text import one_line
 from .memory_list import CURATION_BINDINGS, MemoryList
 from .virtual_list import Column, VirtualList
@@ -97,18 +97,6 @@ class RecallList(VirtualList[Candidate]):
     class Highlighted(VirtualList.Highlighted):
         """The highlighted candidate changed."""
 
-    class GotoRequested(Message):
-        """Show this record in the memory list."""
-
-        def __init__(self, recall_list: RecallList, memory_id: str) -> None:
-            super().__init__()
-            self.recall_list = recall_list
-            self.memory_id = memory_id
-
-        @property
-        def control(self) -> RecallList:
-            return self.recall_list
-
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self.empty_text = "Type a prompt above to see what pi would inject for it."
@@ -154,4 +142,5 @@ class RecallList(VirtualList[Candidate]):
     def action_goto(self) -> None:
         row = self.highlighted
         if row is not None:
-            self.post_message(self.GotoRequested(self, row.memory.id))
+            back = "i returns to the preview, which re-runs after it"
+            self.post_message(ShowRecord(row.memory.id, back))

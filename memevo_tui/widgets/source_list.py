@@ -148,13 +148,6 @@ class SourceList(VirtualList[SourceRow]):
             id="learning.open",
             tooltip="Show the records this source created or last replaced",
         ),
-        Binding(
-            "y",
-            "yank(False)",
-            "Copy",
-            id="learning.copy",
-            tooltip="Copy the source's id, or for a paused one the pi command that resumes it",
-        ),
     ]
 
     class Highlighted(VirtualList.Highlighted):

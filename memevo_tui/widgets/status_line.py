@@ -1,7 +1,8 @@
 """The status line: the active view's figures on the left, the live indicator on the right.
 
 The right part keeps its place: when the line is too narrow, the view's figures
-are cut (with …), never the indicator.
+are cut (with …), never the indicator; on a very narrow line the indicator (and
+the time dial's banner) take their short forms.
 """
 
 from __future__ import annotations
@@ -21,30 +22,55 @@ class StatusLine(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.left = ""
-        self.right = ""
+        self.indicator = ("", "")  # the long and the short form
+        self.banner = ("", "")
 
     def show(
-        self, parts: list[str], *, live: bool, last_change: float | None, problem: str = ""
+        self,
+        parts: list[str],
+        *,
+        live: bool,
+        last_change: float | None,
+        problem: str = "",
+        as_of: float | None = None,
     ) -> None:
         if problem:  # live updates cannot be trusted while the store fails
-            indicator = f"✗ store error: {problem} (ctrl+r retries)"
+            self.indicator = (f"✗ store error: {problem} (ctrl+r retries)", f"✗ {problem}")
         elif live:
             last = iso(last_change)[11:19] if last_change else "none yet"
-            indicator = f"● live (last change {last})"
+            self.indicator = (f"● live (last change {last})", "● live")
         else:
-            indicator = "‖ paused (space)"
+            self.indicator = ("‖ paused (ctrl+space)", "‖ paused")
+        if as_of is None:
+            self.banner = ("", "")
+        else:
+            when = iso(as_of)[:16].replace("T", " ")
+            self.banner = (f" as of {when} (simulated; 0: now) ", f" as of {when[:10]} ")
         self.left = " · ".join(parts)
-        self.right = f"{indicator} · ? help"
         self.refresh()
+
+    def _right(self, width: int) -> tuple[str, str]:
+        """(banner, indicator · ? help), long when they leave the left part some room."""
+        long = (self.banner[0], f"{self.indicator[0]} · ? help")
+        if cell_len(long[0] + long[1]) + 24 <= width:
+            return long
+        return self.banner[1], self.indicator[1]
 
     def render(self) -> Text:
         width = self.content_region.width or self.size.width
-        room = max(0, width - cell_len(self.right) - 3)
+        banner, right = self._right(width)
+        room = max(0, width - cell_len(banner) - cell_len(right) - 3)
         left = self.left
         if cell_len(left) > room:
             left = set_cell_size(left, max(0, room - 1)) + "…" if room else ""
-        gap = max(1, width - cell_len(left) - cell_len(self.right))
-        return Text(f"{left}{' ' * gap}{self.right}", no_wrap=True, overflow="crop")
+        gap = max(1, width - cell_len(left) - cell_len(banner) - cell_len(right) - 1)
+        line = Text(no_wrap=True, overflow="crop")
+        line.append(f"{left}{' ' * gap}")
+        if banner:  # the time dial: never cut, never colour alone (it says "as of")
+            line.append(banner, style="reverse bold")
+            line.append(" ")
+        line.append(right)
+        return line
 
     def __str__(self) -> str:
-        return f"{self.left} · {self.right}"
+        return f"{self.left} · {self.banner[0]} {self.indicator[0]}"

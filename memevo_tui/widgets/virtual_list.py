@@ -184,6 +184,11 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
                 return True
         return False
 
+    def redraw(self) -> None:
+        """Draw every line again (what a row looks like changed, not the rows)."""
+        self._cache.clear()
+        self.refresh()
+
     def flash(self, keys: set[str], seconds: float = 1.2) -> None:
         """Mark rows that just changed; they are drawn reversed for ``seconds``."""
         if not keys:

@@ -1,0 +1,156 @@
+"""The review queue: the records that need a human, each with why, most urgent first.
+
+Pure functions over the loaded records, the learning sources and the conflict
+events; no Textual, nothing written. An item the user chose to keep as it is
+(``k``) stays out of the queue until the record changes (its key holds the
+revisions).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from store import CorruptRow, Memory, Source
+from store._js import fp
+
+Row = Memory | CorruptRow
+
+REASONS: dict[str, str] = {
+    "disputed": "marked incorrect: correct it, resolve it (accurate), or forget it",
+    "conflicted": "contradicts another record: resolve the one that is right",
+    "dormant-soon": "goes dormant within 7 days: pin it if it still matters",
+    "duplicate": "the same text in another origin",
+    "near-duplicate": "nearly the same text as another record of its origin",
+    "unhelpful": "marked unhelpful",
+    "failed-source": "learned from a source whose learning run failed",
+    "low-quality": "a low quality factor: recall ranks it low",
+}
+"""Every reason, most urgent first, with what to do about it."""
+ORDER = {reason: i for i, reason in enumerate(REASONS)}
+SOON_DAYS = 7.0
+LOW_FACTOR = 0.6
+OVERLAP = 0.7
+"""Share of distinct words two texts of one origin have in common to count as near-duplicates."""
+_WORD = re.compile(r"[\w.:/-]{2,}", re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One entry of the queue: a record (or a pair) and why it is there."""
+
+    reason: str
+    records: tuple[Memory, ...]
+    why: str
+    urgency: float
+
+    @property
+    def key(self) -> str:
+        """Stable while the records are unchanged: what "keep as it is" remembers."""
+        ids = ",".join(f"{m.id}@{m.revision}" for m in self.records)
+        return f"{self.reason}:{ids}"
+
+    @property
+    def first(self) -> Memory:
+        return self.records[0]
+
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(w.casefold().strip(".:") for w in _WORD.findall(text))
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def _near_duplicates(active: Sequence[Memory]) -> Iterable[tuple[Memory, Memory, float]]:
+    """Pairs of one origin whose texts share most of their words (rare words first)."""
+    by_scope: dict[str, list[Memory]] = defaultdict(list)
+    for m in active:
+        by_scope[m.scope].append(m)
+    for group in by_scope.values():
+        bags = [words(m.content) for m in group]
+        postings: dict[str, list[int]] = defaultdict(list)
+        for i, bag in enumerate(bags):
+            for w in bag:
+                postings[w].append(i)
+        seen: set[tuple[int, int]] = set()
+        for i, bag in enumerate(bags):
+            if len(bag) < 4:
+                continue
+            for w in sorted(bag, key=lambda w: len(postings[w]))[:3]:  # its rarest words
+                for j in postings[w]:
+                    pair = (min(i, j), max(i, j))
+                    if j == i or pair in seen:
+                        continue
+                    seen.add(pair)
+                    a, b = group[pair[0]], group[pair[1]]
+                    share = overlap(bags[pair[0]], bags[pair[1]])
+                    if share >= OVERLAP and fp(a.content) != fp(b.content):
+                        yield a, b, share
+
+
+def build(
+    rows: Sequence[Row],
+    sources: Mapping[str, Source],
+    pairs: Sequence[tuple[str, str]],
+    kept: set[str] = frozenset(),  # type: ignore[assignment]
+) -> list[Item]:
+    """The queue, most urgent first (``pairs``: records conflicted with each other)."""
+    records = [r for r in rows if isinstance(r, Memory)]
+    by_id = {m.id: m for m in records}
+    active = [m for m in records if m.active]
+    items: list[Item] = []
+    taken: set[str] = set()
+
+    def add(reason: str, group: tuple[Memory, ...], why: str, rank: float = 0.0) -> None:
+        items.append(Item(reason, group, why, ORDER[reason] + rank))
+        taken.update(m.id for m in group)
+
+    for m in records:
+        if m.disputed and m.status != "forgotten":
+            add("disputed", (m,), REASONS["disputed"])
+    for a_id, b_id in pairs:
+        a, b = by_id.get(a_id), by_id.get(b_id)
+        live = [m for m in (a, b) if m is not None and m.status == "conflicted" and not m.disputed]
+        if live:
+            add("conflicted", tuple(live), REASONS["conflicted"])
+    for m in records:
+        if m.status == "conflicted" and not m.disputed and m.id not in taken:
+            add("conflicted", (m,), REASONS["conflicted"])
+    for m in active:
+        left = m.quality.days_until_dormant
+        if left is not None and 0 < left <= SOON_DAYS and not m.quality.dormant:
+            add("dormant-soon", (m,), f"goes dormant in {left:.1f} days: pin it if it still "
+                "matters", left / SOON_DAYS)  # fmt: skip
+    by_text: dict[str, list[Memory]] = defaultdict(list)
+    for m in active:
+        by_text[fp(m.content)].append(m)
+    for group in by_text.values():
+        if len({m.scope for m in group}) > 1:
+            add("duplicate", tuple(group[:2]), REASONS["duplicate"])
+    for a, b, share in _near_duplicates(active):
+        add("near-duplicate", (a, b), f"{share:.0%} of their words in common", 1 - share)
+    for m in active:
+        if m.utility is not None and m.utility.verdict == "unhelpful":
+            add("unhelpful", (m,), REASONS["unhelpful"])
+        source = sources.get(m.source_entry_id) or (
+            sources.get(m.evidence.source_id) if m.evidence else None
+        )
+        if source is not None and source.state == "failed":
+            code = f" ({source.last_error})" if source.last_error else ""
+            add("failed-source", (m,), f"learned from {source.id}, whose run failed{code}")
+        if not m.pinned and not m.quality.dormant and m.quality.factor < LOW_FACTOR:
+            add("low-quality", (m,), f"quality factor {m.quality.factor:.2f}: recall ranks it low")
+    queue = [item for item in items if item.key not in kept]
+    queue.sort(key=lambda item: (item.urgency, item.first.id))
+    return queue
+
+
+def counts(queue: Sequence[Item]) -> dict[str, int]:
+    out = dict.fromkeys(REASONS, 0)
+    for item in queue:
+        out[item.reason] += 1
+    return out

@@ -1,0 +1,140 @@
+"""The Review view: the records that need a human, each with why, most urgent first.
+
+One key decides (pin, feedback, correct, resolve, forget, keep) and the next item
+comes up: a handled record no longer qualifies and leaves the queue, a kept one
+is remembered in the app's state directory. The writes are the Memories view's,
+through the main screen. ``/`` filters by reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from textual import work
+from textual.app import ComposeResult
+from textual.message import Message
+from textual.widgets import Static
+
+from store import Source, StoreError
+
+from ..filters import Field
+from ..messages import StatusChanged, StoreFailed
+from ..review import REASONS, Item, build, counts
+from ..state import Change, DashboardState, Dialed, Failed
+from ..widgets.filter_box import FilterBox
+from ..widgets.review_detail import ReviewDetail
+from ..widgets.review_list import ReviewList
+from ..widgets.split import Split
+from .base import FilteringView
+
+FIELDS = (Field("reason", ("r",), {r: r for r in REASONS}),)
+
+
+class ReviewView(FilteringView):
+    """Counts per reason on top, the queue beside the highlighted item in full."""
+
+    FOCUS = "#review-list"
+    FIELDS = FIELDS
+    BOX = "#review-filter"
+
+    @dataclass
+    class Context(Message):
+        """What the queue needs beyond the records: the sources and the conflict pairs."""
+
+        sources: dict[str, Source]
+        pairs: Sequence[tuple[str, str]]
+
+    def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self.sources: dict[str, Source] = {}
+        self.pairs: Sequence[tuple[str, str]] = ()
+        self.queue: list[Item] = []
+        self._read = False  # the sources and pairs were read at least once
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="review-counts", markup=False)
+        yield FilterBox(
+            delay=0.12,
+            placeholder="/ filter: words, reason:dormant-soon,near-duplicate …",
+            id="review-filter",
+        )
+        with Split(width=45, id="review-main"):
+            yield ReviewList(id="review-list")
+            yield ReviewDetail(id="review-detail")
+
+    def activated(self) -> None:
+        self.read_context()
+
+    def state_changed(self, change: Change) -> None:
+        if isinstance(change, Failed):
+            return
+        if self.active or self._read:
+            if isinstance(change, Dialed):
+                self.rebuild()
+            else:
+                self.read_context()  # a write or a live change: pairs and sources may move
+
+    @property
+    def busy(self) -> bool:
+        review_list = self.query_one(ReviewList)
+        behind = self.query_one(ReviewDetail).shown is not review_list.highlighted
+        return super().busy or behind
+
+    @work(exclusive=True, group="review", exit_on_error=False)
+    async def read_context(self) -> None:
+        try:
+            store = await self.state.open()
+            sources = {s.id: s for s in await store.sources() if isinstance(s, Source)}
+            pairs = await store.conflict_pairs()
+        except StoreError as exc:
+            self.post_message(StoreFailed(exc))
+            return
+        self.post_message(self.Context(sources, pairs))
+
+    def on_review_view_context(self, message: Context) -> None:
+        self.sources, self.pairs, self._read = message.sources, message.pairs, True
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        """The queue from the records as loaded (and as of the time dial)."""
+        remembered = self.state.remembered
+        kept = remembered.kept() if remembered is not None else set()
+        self.queue = build(self.state.rows, self.sources, self.pairs, kept)
+        self._show()
+
+    def _show(self) -> None:
+        q = self.filter_query
+        reasons = q.get("reason")
+        shown = [] if q.errors else [
+            item for item in self.queue
+            if (not reasons or item.reason in reasons)
+            and all(w in " ".join(m.content for m in item.records).casefold() for w in q.words)
+        ]  # fmt: skip
+        review_list = self.query_one(ReviewList)
+        review_list.set_rows(shown)
+        per = counts(self.queue)
+        line = " · ".join(f"{reason} {n}" for reason, n in per.items() if n) or "nothing to review"
+        self.query_one("#review-counts", Static).update(f"{len(self.queue)} to review: {line}")
+        self.post_message(StatusChanged())
+
+    def status_parts(self) -> list[str]:
+        shown = len(self.query_one(ReviewList).rows)
+        return [f"review: {shown} of {len(self.queue)} item(s) shown, most urgent first"]
+
+    def on_review_list_highlighted(self, message: ReviewList.Highlighted) -> None:
+        review_list = self.query_one(ReviewList)
+        self.query_one(ReviewDetail).show(message.row, review_list.side)
+
+    def on_review_list_kept(self, message: ReviewList.Kept) -> None:
+        remembered = self.state.remembered
+        if remembered is None or not remembered.keep(message.item.key):
+            self.notify("Could not remember that (no state directory)", severity="warning")
+            return
+        self.notify("Kept as it is: it leaves the queue until the record changes")
+        self.rebuild()
+
+    # ------------------------------------------------------------ the filter
+
+    def refilter(self) -> None:
+        self._show()

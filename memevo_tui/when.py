@@ -1,0 +1,41 @@
+"""Reading a moment for the time dial: a date, an instant, or an offset from now.
+
+``2026-12-15`` (UTC midnight), ``2026-12-15T09:30:00Z``, ``+30d``, ``-1w``,
+``+12h``, ``+2mo``, ``+1y``; ``now`` (or ``0``) is now. No Textual here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from store._js import iso, parse_ms
+
+DAY_MS = 86_400_000
+UNITS = {"h": DAY_MS / 24, "d": DAY_MS, "w": 7 * DAY_MS, "mo": 30.44 * DAY_MS, "y": 365.25 * DAY_MS}
+_OFFSET = re.compile(r"^([+-])\s*(\d+(?:\.\d+)?)\s*(h|d|w|mo|y)$", re.ASCII | re.IGNORECASE)
+HELP = "a date (2026-12-15), an instant (2026-12-15T09:30:00Z) or an offset (+30d, -1w, +12h)"
+
+
+class BadMoment(ValueError):
+    """The text is not a moment (the message says what is expected)."""
+
+
+def parse_moment(text: str, now_ms: float) -> float | None:
+    """Epoch ms of the moment ``text`` names, or None for now (raises ``BadMoment``)."""
+    value = text.strip()
+    if value.lower() in ("", "now", "0"):
+        return None
+    match = _OFFSET.match(value)
+    if match:
+        sign, amount, unit = match.groups()
+        delta = float(amount) * UNITS[unit.lower()]
+        return now_ms + (delta if sign == "+" else -delta)
+    ms = parse_ms(value)
+    if ms is None:
+        raise BadMoment(f"{value!r} is not a moment: give {HELP}")
+    return ms
+
+
+def moment(ms: float) -> str:
+    """``2026-12-15 09:30 UTC``."""
+    return iso(ms)[:16].replace("T", " ") + " UTC"

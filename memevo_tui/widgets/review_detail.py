@@ -1,0 +1,69 @@
+"""One review item in full: why it is in the queue, and its record (a pair side by side,
+the words they do not share marked)."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from store import Memory
+
+from ..glyphs import badge
+from ..review import REASONS, Item, words
+from ..text import visible
+
+
+def marked_text(m: Memory, other: Memory | None) -> Text:
+    """The record's text; with ``other``, the words the other text lacks in reverse."""
+    text = Text(visible(m.content, keep_newlines=True))
+    if other is not None:
+        theirs = words(other.content)
+        for word in sorted(words(m.content) - theirs, key=len, reverse=True):
+            text.highlight_words([word], style="reverse", case_sensitive=False)
+    return text
+
+
+def describe_item(item: Item | None, side: int = 0) -> RenderableType:
+    if item is None:
+        return Text("Nothing selected.", style="italic")
+    head = Text()
+    head.append(f"{item.reason}\n", style="bold")
+    head.append(f"{item.why}\n", style="italic")
+    if item.why != REASONS[item.reason]:
+        head.append(f"{REASONS[item.reason]}\n", style="dim")
+    head.append(
+        "\np pin · 1-4 feedback · e correct · r resolve · d forget · n keep it as it is"
+        + (" · o the other record" if len(item.records) == 2 else "")
+        + "\n",
+        style="dim",
+    )
+    if len(item.records) == 1:
+        m = item.records[0]
+        body = Text()
+        body.append(f"\n{badge(m.state)}  {m.kind} · {visible(m.scope)} · {m.id}\n\n", style="bold")
+        body.append_text(marked_text(m, None))
+        return Group(head, body)
+    a, b = item.records
+    table = Table(expand=True, box=None, padding=(0, 1), show_header=True, header_style="bold")
+    for i, m in enumerate((a, b)):
+        acting = "▸ " if i == side else "  "
+        table.add_column(f"{acting}{badge(m.state)} · {m.id[:12]}", ratio=1)
+    table.add_row(marked_text(a, b), marked_text(b, a))
+    table.add_row(Text(visible(a.scope), style="dim"), Text(visible(b.scope), style="dim"))
+    return Group(head, Text("\n(the words one text has and the other lacks are marked)",
+                            style="dim"), table)  # fmt: skip
+
+
+class ReviewDetail(VerticalScroll, can_focus=True):
+    shown: Item | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="review-detail-body")
+
+    def show(self, item: Item | None, side: int = 0) -> None:
+        self.shown = item
+        self.query_one("#review-detail-body", Static).update(describe_item(item, side))
