@@ -72,6 +72,7 @@ async def main() -> None:
         await shoot(demo(), "search", (150, 42), ["s", *"caddy", "enter"])
         await shoot(demo(), "recall", (150, 42), ["i", *"redis celery broker", "enter", "j", "j"])
         await shoot(demo(), "learning", (150, 42), ["l", "j", "j", "j", "j", "j"])
+        await shoot(demo(), "review", (150, 42), ["w", "j"])
         await shoot(demo(), "help", (150, 42), ["question_mark"])
         if HOSTILE.is_file():
             hostile = Path(tmp) / "hostile.sqlite"
