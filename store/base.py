@@ -14,6 +14,7 @@ import aiosqlite
 from ._js import iso
 from .clock import Clock
 from .errors import translate
+from .policy import DEFAULT, Policy
 
 IdFactory = Callable[[], str]
 
@@ -33,6 +34,7 @@ class StoreBase:
         clock: Clock,
         new_id: IdFactory,
         on_close: Callable[[], None] | None = None,
+        policy: Policy = DEFAULT,
     ) -> None:
         self._db = db
         self.path = path
@@ -44,6 +46,8 @@ class StoreBase:
         self._lock = asyncio.Lock()
         self._data_version: int | None = None
         self._on_close = on_close
+        self.policy = policy
+        """The routing and budget policy (``recovery.json``) pi reads beside the store."""
 
     async def close(self) -> None:
         try:

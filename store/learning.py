@@ -239,7 +239,10 @@ class Learning:
                 return None
             (raw, state, attempt, lease, failures, retry, last_error, output_failures,
              calls, call_ms, call_models, corrections) = row  # fmt: skip
-            paused = is_paused(state, failures, output_failures, last_error, calls, call_ms)
+            limits = self.store.policy.source_calls, self.store.policy.source_time_ms
+            paused = is_paused(
+                state, failures, output_failures, last_error, calls, call_ms, *limits
+            )
             if mode == "manual":
                 eligible = state in ("pending", "failed") or (state == "running" and lease <= now)
             else:
@@ -496,7 +499,10 @@ class Learning:
                 return
             failures, output_failures, last_error, calls, call_ms, old_diag = row
             if code == "cancelled":
-                paused = is_paused("pending", failures, output_failures, last_error, calls, call_ms)
+                limits = self.store.policy.source_calls, self.store.policy.source_time_ms
+                paused = is_paused(
+                    "pending", failures, output_failures, last_error, calls, call_ms, *limits
+                )
                 await db.execute(
                     "UPDATE sources SET state=?, lease=0, retry_at=? WHERE id=?",
                     ("failed" if paused else "pending", now, sid),

@@ -253,3 +253,17 @@ class MemoryLoad:
 
     memories: tuple[Memory, ...]
     corrupt: tuple[CorruptRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The stored rows as they are, read in one transaction (for a lossless export)."""
+
+    memories: tuple[tuple[Any, ...], ...]
+    """``(id, scope, hash, data)`` per memory row, in insertion order, unparsed."""
+    events: tuple[tuple[Any, ...], ...]
+    """``(rowid, id, scope, data)`` per event, oldest first (empty unless asked)."""
+    sources: tuple[dict[str, Any], ...]
+    """Every column of every source row (empty unless asked)."""
+    schema: str
+    now_ms: float

@@ -18,13 +18,14 @@ import sqlite3
 import stat
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import quote
 
 import aiosqlite
 
 from .errors import CannotOpen, MissingStore, NotAStore, UnsupportedSchema, translate
+from .policy import DEFAULT, InvalidPolicy, Policy, read_policy
 
 SUPPORTED_SCHEMAS = ("2", "3", "4", "5", "6", "7")
 WRITABLE_SCHEMA = "7"
@@ -110,6 +111,7 @@ class Opened:
     schema: str
     cleanup: Callable[[], None] | None = None
     """Removes a snapshot copy when the store closes."""
+    policy: Policy = DEFAULT
 
 
 def _writable_dir(path: Path) -> bool:
@@ -174,13 +176,19 @@ async def open_connection(path: Path, *, read_only: bool) -> Opened:
     needs migration. Raises ``CannotOpen`` (or another ``StoreError``)."""
     st = check_store_file(path)
     reason = _read_only_reason(path, st, read_only)
+    try:
+        policy = read_policy(path.parent)
+    except InvalidPolicy as exc:  # pi itself refuses this store: read it, never write it
+        policy = replace(DEFAULT, problem=str(exc))
+        reason = f"pi will not open this store: {exc}"
     db, note, cleanup = await _open_for_reading(path)
     try:
         schema = await check_schema(db, path)
         if not reason and schema != WRITABLE_SCHEMA:
             reason = f"schema {schema} needs migration: open it in pi first to write to it"
         if reason:
-            return Opened(db, True, f"{reason}; {note}" if note else reason, schema, cleanup)
+            why = f"{reason}; {note}" if note else reason
+            return Opened(db, True, why, schema, cleanup, policy)
     except BaseException:
         await db.close()
         if cleanup is not None:
@@ -200,4 +208,4 @@ async def open_connection(path: Path, *, read_only: bool) -> Opened:
         if isinstance(exc, sqlite3.Error | OSError):
             raise translate(exc, path) from exc
         raise
-    return Opened(db, False, "", schema)
+    return Opened(db, False, "", schema, policy=policy)

@@ -11,7 +11,17 @@ from typing import Any
 from ._js import js_json
 from .base import StoreBase
 from .errors import Refused, corrupt
-from .model import CorruptRow, Event, Memory, MemoryLoad, ModelCall, Receipt, RouteHealth, Source
+from .model import (
+    CorruptRow,
+    Event,
+    Memory,
+    MemoryLoad,
+    ModelCall,
+    Receipt,
+    RouteHealth,
+    Snapshot,
+    Source,
+)
 from .recall import Purpose, Recall, RecallIndex
 from .rows import (
     MODEL_CALL_COLUMNS,
@@ -77,6 +87,44 @@ class Reads(StoreBase):
         finally:
             if collecting:
                 gc.enable()
+
+    async def snapshot(self, *, events: bool = False, sources: bool = False) -> Snapshot:
+        """Every memory row (and, when asked, every event and source row) as stored,
+        read in one transaction so a commit by pi cannot land halfway through."""
+        async with self._reading() as db:
+            await db.execute("BEGIN")
+            try:
+                memories = await (
+                    await db.execute("SELECT id, scope, hash, data FROM memories ORDER BY rowid")
+                ).fetchall()
+                event_rows: list[Any] = []
+                if events:
+                    event_rows = list(
+                        await (
+                            await db.execute(
+                                "SELECT rowid, id, scope, data FROM events ORDER BY rowid"
+                            )
+                        ).fetchall()
+                    )
+                source_rows: list[dict[str, Any]] = []
+                if sources:
+                    cursor = await db.execute("SELECT * FROM sources ORDER BY rowid")
+                    names = [d[0] for d in cursor.description]
+                    source_rows = [
+                        dict(zip(names, r, strict=True)) for r in await cursor.fetchall()
+                    ]
+                marker = await (
+                    await db.execute("SELECT value FROM metadata WHERE key='schema'")
+                ).fetchone()
+            finally:
+                await db.execute("COMMIT")
+        return Snapshot(
+            memories=tuple(tuple(r) for r in memories),
+            events=tuple(tuple(r) for r in event_rows),
+            sources=tuple(source_rows),
+            schema=str(marker[0]) if marker else "?",
+            now_ms=self.now_ms(),
+        )
 
     async def recent_memories(self, limit: int) -> MemoryLoad:
         """The ``limit`` most recently inserted rows: a cheap first screenful."""
@@ -263,7 +311,8 @@ class Reads(StoreBase):
             args = (limit,)
         async with self._reading() as db:
             rows = await (await db.execute(sql, args)).fetchall()
-        return [parse_source_row(tuple(r)) for r in rows]
+        p = self.policy
+        return [parse_source_row(tuple(r), p.source_calls, p.source_time_ms) for r in rows]
 
     async def model_calls(self, source_id: str | None = None) -> list[ModelCall]:
         sql = f"SELECT {MODEL_CALL_COLUMNS} FROM model_calls"

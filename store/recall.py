@@ -37,12 +37,23 @@ from .model import Memory
 from .redact import redact
 
 Mode = Literal["direct", "followup", "empty", "reset"]
-Purpose = Literal["search", "inject"]
+Purpose = Literal["search", "inject", "tool", "explain"]
+"""pi's recall entry points (§6.1): ``/memory search``, automatic injection, the
+``memory_recall`` tool the model calls mid-task, and ``/memory explain``."""
 
 SEARCH_LIMIT = 10
 """``/memory search`` shows ten records."""
 INJECT_LIMIT = 3
-"""Automatic injection and the recall tool offer three."""
+"""Automatic injection, the recall tool and ``/memory explain`` offer three."""
+WITH_DORMANT: frozenset[Purpose] = frozenset(("search", "tool"))
+"""Entry points that find dormant records (0.4.0): the ones someone asks explicitly."""
+TOOL_QUERY_MAX = 512
+"""The ``memory_recall`` tool's query: 1 to 512 characters (UTF-16 units)."""
+TOOL_NO_MATCH = (
+    "No matching recallable memory. This is not proof the subject was never stored; "
+    "try a specific subject or known alias, not arbitrary recent records."
+)
+"""What ``memory_recall`` returns when no digest line is built."""
 MIN_FOCUS_COVERAGE = 0.45
 RELATIVE_CUTOFF = 0.75
 RARE_MIN = 3
@@ -366,10 +377,17 @@ class RecallIndex:
         """Evaluate ``prompt`` as pi would for ``purpose`` and select up to ``limit`` records.
 
         ``search`` is ``/memory search`` (dormant included, ten records);
-        ``inject`` is automatic injection (dormant excluded, three records).
+        ``inject`` is automatic injection (dormant excluded, three records);
+        ``tool`` is the model's ``memory_recall`` (query redacted first, dormant
+        included, three records); ``explain`` is ``/memory explain`` (as injection).
         ``explain`` caps how many left-out records are described (None: all).
         """
-        include_dormant = purpose == "search"
+        include_dormant = purpose in WITH_DORMANT
+        if purpose == "tool":
+            prompt = redact(prompt)
+            recent_user_turns = ()
+        elif purpose != "inject":
+            recent_user_turns = ()
         if limit is None:
             limit = SEARCH_LIMIT if purpose == "search" else INJECT_LIMIT
         plan = resolve_plan(prompt, recent_user_turns)
@@ -724,6 +742,9 @@ __all__ = [
     "REASONS",
     "SEARCH_LIMIT",
     "STATUS_REASONS",
+    "TOOL_NO_MATCH",
+    "TOOL_QUERY_MAX",
+    "WITH_DORMANT",
     "Candidate",
     "DigestLine",
     "Plan",

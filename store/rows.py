@@ -133,7 +133,12 @@ SOURCE_COLUMNS = (
 )
 
 
-def parse_source_row(row: tuple[Any, ...]) -> Source | CorruptRow:
+def parse_source_row(
+    row: tuple[Any, ...],
+    source_calls: int = DEFAULT_SOURCE_CALLS,
+    source_time_ms: int = DEFAULT_SOURCE_TIME_MS,
+) -> Source | CorruptRow:
+    """A ``sources`` row; its paused flag by the policy's per-source limits (§2.8.6)."""
     (
         rowid,
         sid,
@@ -181,7 +186,16 @@ def parse_source_row(row: tuple[Any, ...]) -> Source | CorruptRow:
         call_models=tuple(str(m) for m in models) if isinstance(models, list) else (),
         last_checked=last_checked,
         corrections=corrections,
-        paused=is_paused(state, failures, output_failures, last_error, calls, call_ms),
+        paused=is_paused(
+            state,
+            failures,
+            output_failures,
+            last_error,
+            calls,
+            call_ms,
+            source_calls,
+            source_time_ms,
+        ),
         data=data,
     )
 

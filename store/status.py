@@ -9,12 +9,21 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from .budget import Budget, budget_status
+from .errors import StoreError
 from .model import CorruptRow, Event, ModelCall, Source
-from .rows import DEFAULT_SOURCE_CALLS, DEFAULT_SOURCE_TIME_MS, MODEL_CALL_COLUMNS
+from .policy import Policy
+from .rows import MODEL_CALL_COLUMNS
 from .store import MemoryStore
 
 HOUR_MS = 3_600_000
 DAY_MS = 86_400_000
+OBSOLETE_FILES = (
+    "agenda_candidates.yaml",
+    "self_agenda.yaml",
+    "signals.jsonl",
+    "evolution_journal.md",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +59,10 @@ class QueueStatus:
     failures_per_hour: tuple[int, ...]
     """Model calls that failed in each of the last 24 hours, oldest first."""
     problems: tuple[str, ...]
+    policy: Policy
+    """The routing and budget policy the limits come from (``recovery.json``)."""
+    budget: Budget
+    """The budget line: may the next learning call go now?"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +77,15 @@ class StatusReport:
     problems: tuple[str, ...]
     recent_model_events: tuple[Event, ...]
     queue: QueueStatus
+    legacy_count: int | None = None
+    """Records the legacy import brought in (``completed`` imports)."""
+    obsolete_files: tuple[str, ...] = ()
+    """Files of older versions present in the state directory (§1.1), never read."""
+    state_dir: str = ""
 
 
-async def queue_status(store: MemoryStore, *, calls_per_hour: int = 20) -> QueueStatus:
+async def queue_status(store: MemoryStore) -> QueueStatus:
+    """The queue figures, with the limits of the store's policy (``recovery.json``)."""
     now = int(store.now_ms())
     states = await store.query("SELECT state, count(*) FROM sources GROUP BY state")
     sources = await store.sources()
@@ -116,10 +135,10 @@ async def queue_status(store: MemoryStore, *, calls_per_hour: int = 20) -> Queue
         backoff_waiting=len(waiting),
         next_eligible=min((s.retry_at for s in waiting), default=None),
         failure_classes=classes,
-        source_calls_limit=DEFAULT_SOURCE_CALLS,
-        source_time_limit_ms=DEFAULT_SOURCE_TIME_MS,
+        source_calls_limit=store.policy.source_calls,
+        source_time_limit_ms=store.policy.source_time_ms,
         calls_last_hour=int(calls_hour[0][0]),
-        calls_per_hour_limit=calls_per_hour,
+        calls_per_hour_limit=store.policy.calls_per_hour,
         calls_last_24h=int(count24),
         usd_last_24h=float(usd24),
         unknown_cost_calls=int(unknown24 or 0),
@@ -130,28 +149,41 @@ async def queue_status(store: MemoryStore, *, calls_per_hour: int = 20) -> Queue
         calls_per_hour=tuple(calls_hourly),
         failures_per_hour=tuple(failures_hourly),
         problems=tuple(problems),
+        policy=store.policy,
+        budget=await budget_status(store),
     )
 
 
-async def status(store: MemoryStore, *, calls_per_hour: int = 20) -> StatusReport:
+async def status(store: MemoryStore) -> StatusReport:
     """Every check of 2.13 (reported, not raised) and the figures of 5.9."""
     now = int(store.now_ms())
     problems: list[str] = []
     meta = await store.metadata()
     if meta.get("schema") != "7":
         problems.append(f"schema marker is {meta.get('schema')!r}, not '7'")
-    legacy = meta.get("legacy_import", "")
     try:
-        legacy_state = str(json.loads(legacy).get("state", "unknown"))
+        await store.check()
+    except StoreError as exc:
+        problems.append(f"Memory database integrity check failed: {exc}")
+    legacy = meta.get("legacy_import", "")
+    legacy_count: int | None = None
+    try:
+        marker = json.loads(legacy)
+        legacy_state = str(marker.get("state", "unknown"))
+        count = marker.get("count")
+        if isinstance(count, int) and not isinstance(count, bool):
+            legacy_count = count
     except (ValueError, AttributeError):
         legacy_state = "invalid"
         problems.append("Invalid legacy import metadata")
+    state_dir = store.path.parent
+    obsolete = tuple(name for name in OBSOLETE_FILES if (state_dir / name).exists())
     load = await store.load_memories()
     by_status: dict[str, int] = {}
     for m in load.memories:
         by_status[m.status] = by_status.get(m.status, 0) + 1
     problems.extend(f"memory {c.id}: {c.reason}" for c in load.corrupt)
-    queue = await queue_status(store, calls_per_hour=calls_per_hour)
+    queue = await queue_status(store)
     problems.extend(queue.problems)
     events = await store.events(limit=None)
     problems.extend(f"event {e.id}: {e.reason}" for e in events if isinstance(e, CorruptRow))
@@ -165,4 +197,7 @@ async def status(store: MemoryStore, *, calls_per_hour: int = 20) -> StatusRepor
         problems=tuple(problems),
         recent_model_events=tuple(model_events),
         queue=queue,
+        legacy_count=legacy_count,
+        obsolete_files=obsolete,
+        state_dir=str(state_dir),
     )

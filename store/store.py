@@ -52,6 +52,7 @@ class MemoryStore(Curation, Reads):
             clock=clock,
             new_id=new_id or _uuid4,
             on_close=opened.cleanup,
+            policy=opened.policy,
         )
 
 
