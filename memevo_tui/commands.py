@@ -38,6 +38,12 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Time dial: back to now", "0", "screen.now"),
     ("Review queue: what needs a human", "w", "screen.show_tab('review')"),
     ("Mark or unmark the highlighted record", "space", "screen.curate('mark')"),
+    ("Export the marked records, or the listed ones, to a file", "ctrl+e", "screen.export"),
+    (
+        "Recall preview: switch injection / the model's recall tool / search",
+        "ctrl+t",
+        "screen.recall_purpose",
+    ),
     ("Reload from the store", "ctrl+r", "reload"),
     ("Help: keys and legend", "?", "help"),
 )

@@ -367,6 +367,10 @@ async def test_search_mode_says_selected(realistic: Path) -> None:
         await settle(pilot)
         recall_list = app.query_one(RecallList)
         outcomes = {recall_list.cells(c)["outcome"] for c in recall_list.rows if c.selected}
+        assert outcomes == {"returned"}  # the model's recall tool
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        outcomes = {recall_list.cells(c)["outcome"] for c in recall_list.rows if c.selected}
         assert outcomes == {"selected"}
 
 

@@ -47,6 +47,10 @@ async def test_preview_lists_injected_then_left_out_with_reasons(realistic: Path
         assert "Left out: dormant" in explanation and "Pin it (p)" in explanation
         assert "score 4." in explanation and "× quality 0.5" in explanation
 
+        await pilot.press("ctrl+t")  # the model's memory_recall tool: dormant included, 3
+        await settle(pilot)
+        assert [i for i, reason in shown(app) if reason is None] == [*INJECTED, *DORMANT][:3]
+        assert "tool:" in text_of(app, "#recall-summary")
         await pilot.press("ctrl+t")  # /memory search: dormant records included
         await settle(pilot)
         assert [i for i, reason in shown(app) if reason is None] == [*INJECTED, *DORMANT]

@@ -99,6 +99,13 @@ def test_recall_preview_digest_line(snap_compare: Any, tmp_path: Path) -> None:
     assert snap_compare(app, terminal_size=(160, 50), run_before=then(*keys))
 
 
+def test_recall_tool_mode(snap_compare: Any, tmp_path: Path) -> None:
+    """What the model's memory_recall tool gets: the dormant match returned, marked aging."""
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    keys = ["i", *"kyverno", "enter", "ctrl+t", "j", "j"]
+    assert snap_compare(app, terminal_size=(160, 50), run_before=then(*keys))
+
+
 @SIZES
 def test_help(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))

@@ -38,6 +38,7 @@ from ..views.search import SearchView
 from ..when import HELP, BadMoment, moment, parse_moment
 from ..widgets.learning_status import LearningStatus
 from ..widgets.memory_list import MemoryList
+from ..widgets.recall_pane import RecallPane
 from ..widgets.source_list import SourceList
 from ..widgets.split import Split
 from ..widgets.status_line import StatusLine
@@ -247,6 +248,13 @@ class Dashboard(Screen[None]):
 
     def action_reverse_sort(self) -> None:
         self.memories.action_reverse_sort()
+
+    def action_export(self) -> None:
+        self.memories.action_export()
+
+    def action_recall_purpose(self) -> None:
+        self.action_show_tab("recall")
+        self.query_one(RecallPane).action_toggle_purpose()
 
     def action_curate(self, verb: str) -> None:
         """A curation verb from the palette, on the record highlighted in Memories or Search."""

@@ -1,7 +1,9 @@
-"""A one-line question: an origin to adopt records into, a moment for the time dial."""
+"""A one-line question: an origin to adopt records into, a moment for the time dial,
+a file to export to."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -9,6 +11,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
+
+from store._js import iso
 
 
 class PromptScreen(ModalScreen[str | None]):
@@ -43,3 +47,21 @@ class PromptScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def export_prompt(count: int, what: str, now_ms: float) -> PromptScreen:
+    """Where to export ``count`` records: a new file in the current directory by default."""
+    day = iso(now_ms)[:10]
+    base = Path.cwd() / f"memevo-export-{day}"
+    name, n = base.with_suffix(".jsonl"), 2
+    while name.exists():
+        name, n = Path(f"{base}-{n}.jsonl"), n + 1
+    return PromptScreen(
+        f"Export {count:,} {what} record(s) to",
+        value=str(name),
+        hint=(
+            "A name ending .md writes Markdown to read and share (every text redacted as pi "
+            "redacts); any other, JSONL that loses nothing (with events and sources). An "
+            "existing file is never overwritten. enter exports, esc cancels."
+        ),
+    )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from textual import work
@@ -27,6 +28,7 @@ from store import Changed, CorruptRow, Memory, Refused, StoreError
 
 from ..bulk import BULK_VERBS, FEEDBACK
 from ..commands import SORTS
+from ..export import BadExport, ExportRequest, atomic_file, export, format_for
 from ..messages import ReloadWanted, StatusChanged
 from ..screens.confirm import (
     conflict_dialog,
@@ -34,6 +36,7 @@ from ..screens.confirm import (
     incorrect_dialog,
 )
 from ..screens.correct import edit_correction
+from ..screens.prompt import export_prompt
 from ..screens.sort_menu import SortMenu
 from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, OwnWrite, Reloaded, Row
 from ..text import one_line
@@ -78,6 +81,14 @@ class MemoriesView(MarkingView):
             show=False,
             tooltip="Show or hide forgotten and conflicted records",
         ),
+        Binding(
+            "ctrl+e",
+            "export",
+            "Export",
+            id="memory.export",
+            show=False,
+            tooltip="Export the marked records, or else those the filter shows, to a file",
+        ),
     ]
 
     @dataclass
@@ -87,6 +98,14 @@ class MemoriesView(MarkingView):
         label: str
         event_id: str | None
         rows: Sequence[Row]
+
+    @dataclass
+    class Exported(Message):
+        """An export finished (``error`` set: nothing was written under ``path``)."""
+
+        path: Path
+        summary: str
+        error: str | None = None
 
     @dataclass
     class WriteFailed(Message):
@@ -223,6 +242,57 @@ class MemoriesView(MarkingView):
         if problem is not None:
             self.notify(problem, severity="warning")
         return problem is None
+
+    # ------------------------------------------------------------ export
+
+    def action_export(self) -> None:
+        """Ask for a file name, then export the marked records (or the listed ones)."""
+        if self.state.store is None:
+            self.notify("The store is still opening", severity="warning")
+            return
+        ids = frozenset(self.marks) or frozenset(r.id for r in self.memory_list.rows)
+        what = "marked" if self.marks else "listed"
+        if not ids:
+            self.notify("Nothing to export: no record is listed", severity="warning")
+            return
+
+        def chosen(name: str | None) -> None:
+            if name and name.strip():
+                self.export_to(Path(name.strip()).expanduser().absolute(), ids, what)
+
+        self.app.push_screen(export_prompt(len(ids), what, self.state.now()), chosen)
+
+    @work(group="export", exit_on_error=False)
+    async def export_to(self, path: Path, ids: frozenset[str], what: str) -> None:
+        if path.exists():
+            self.post_message(self.Exported(path, "", "it already exists; choose another name"))
+            return
+        fmt = format_for(path)
+        request = ExportRequest(format=fmt, ids=ids, with_events=True, with_sources=True)
+        try:
+            store = await self.state.open()
+            with atomic_file(path) as handle:
+                result = await export(store, request, handle)
+        except (StoreError, BadExport) as exc:
+            self.post_message(self.Exported(path, "", str(exc)))
+            return
+        except OSError as exc:
+            self.post_message(self.Exported(path, "", exc.strerror or str(exc)))
+            return
+        self.post_message(self.Exported(path, f"{result.summary} ({what}, {fmt})"))
+
+    def on_memories_view_exported(self, message: Exported) -> None:
+        if message.error:
+            self.notify(
+                f"{one_line(str(message.path))}: {message.error}",
+                title="Not exported",
+                severity="error",
+                timeout=8,
+            )
+        else:
+            self.notify(
+                f"{message.summary} to {one_line(str(message.path))}", title="Exported", timeout=8
+            )
 
     # ------------------------------------------------------------ curation
 

@@ -20,7 +20,7 @@ from store.recall import DigestLine, Purpose, Recall, digest
 
 from ..messages import StatusChanged, StoreFailed
 from ..state import Change, Dialed, LiveChanged, OwnWrite
-from ..widgets.recall_pane import RecallPane
+from ..widgets.recall_pane import CHOSEN, WITH_DIGEST, RecallPane
 from .base import BaseView
 
 
@@ -60,7 +60,7 @@ class RecallView(BaseView):
         result = pane.result
         if result is None or not result.prompt.strip():
             return ["recall preview: type a prompt to see what pi would inject for it"]
-        chosen = "injected" if result.purpose == "inject" else "selected"
+        chosen = CHOSEN.get(result.purpose, "selected")
         return [
             f"{len(result.selected)} {chosen} of {result.limit}",
             f"{result.left_out_total} left out",
@@ -81,7 +81,7 @@ class RecallView(BaseView):
     ) -> None:
         try:
             result = await self.state.recall(prompt, purpose, turns)
-            lines = await asyncio.to_thread(digest, result) if purpose == "inject" else ()
+            lines = await asyncio.to_thread(digest, result) if purpose in WITH_DIGEST else ()
         except StoreError as exc:
             self.post_message(StoreFailed(exc))
             return

@@ -22,9 +22,26 @@ def describe_queue(q: QueueStatus) -> Text:
         text.append(f"; next eligible {iso(q.next_eligible)[11:19]}")
     text.append("\nFailures  ", style="bold")
     text.append(", ".join(f"{code} {n}" for code, n in sorted(q.failure_classes.items())) or "none")
+    p = q.policy
+    text.append("\nPolicy  ", style="bold")
+    if p.problem:
+        text.append(f"pi will not open this store: {p.problem}", style="bold red")
+    else:
+        ceiling = f"${p.daily_estimated_usd:g}/day cap" if p.daily_estimated_usd else "no daily cap"
+        origin = "recovery.json" if p.origin != "defaults" else "defaults"
+        fallback = "fallback across providers" if p.cross_provider_fallback else "one provider"
+        text.append(
+            f"{origin} · {p.calls_per_hour} calls/h · per source ≤{p.source_calls} calls, "
+            f"≤{p.source_models} models, ≤{p.source_time_ms / 1000:g} s · {fallback} · {ceiling}"
+        )
     text.append("\nBudget  ", style="bold")
+    b = q.budget
+    style = {"available": "green", "waiting": "yellow", "blocked": "bold red"}[b.state]
+    text.append(b.state if b.state != "waiting" else f"waiting until {iso(b.until or 0)}", style)
+    if b.reason:
+        text.append(f" ({one_line(b.reason)})")
     text.append(
-        f"calls/hour {q.calls_last_hour}/{q.calls_per_hour_limit} · last 24 h "
+        f" · calls/hour {q.calls_last_hour}/{q.calls_per_hour_limit} · last 24 h "
         f"{q.calls_last_24h} calls, ${q.usd_last_24h:.4f}"
         f"{f' ({q.unknown_cost_calls} of unknown cost)' if q.unknown_cost_calls else ''}, "
         f"tokens in/out {q.input_tokens_24h:,}/{q.output_tokens_24h:,}"

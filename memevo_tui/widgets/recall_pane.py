@@ -23,6 +23,7 @@ from store.recall import (
     DIGEST_MAX_BYTES,
     REASONS,
     STATUS_REASONS,
+    TOOL_NO_MATCH,
     Candidate,
     DigestLine,
     Purpose,
@@ -37,8 +38,15 @@ from .split import Split
 
 PURPOSES: dict[Purpose, str] = {
     "inject": "automatic injection (dormant excluded, 3 records)",
+    "tool": "what the model gets when it asks: the memory_recall tool (dormant included, "
+    "marked aging, 3 records)",
     "search": "/memory search (dormant included, 10 records)",
 }
+CYCLE: tuple[Purpose, ...] = ("inject", "tool", "search")
+"""ctrl+t steps through pi's recall entry points in this order."""
+CHOSEN: dict[Purpose, str] = {"inject": "injected", "tool": "returned", "search": "selected"}
+"""What a selected record is, by entry point."""
+WITH_DIGEST: frozenset[Purpose] = frozenset(("inject", "tool"))
 
 HINTS: dict[str, str] = {
     "dormant": "Pin it (p) to keep it awake; new evidence from pi also revives it.",
@@ -92,16 +100,20 @@ def explain(result: Recall | None, c: Candidate | None, lines: Sequence[DigestLi
     if c.selected:
         rank = 1 + next(i for i, s in enumerate(result.selected) if s is c)
         line = next((d for d in lines if d.memory_id == m.id), None)
+        verb = "returned to the model" if result.purpose == "tool" else "injected"
         if result.purpose == "search":
             out.append(f"#{rank} in /memory search", style="bold")
         elif line is not None and not line.included:
-            out.append(f"#{rank} selected, but not injected", style="bold")
+            out.append(f"#{rank} selected, but not {verb}", style="bold")
             out.append(
                 f"\nIts digest line ({utf8_len(line.line):,} bytes) would push the digest past "
                 f"{DIGEST_MAX_BYTES:,} bytes, so pi skips it."
             )
         else:
-            out.append(f"#{rank} would be injected", style="bold")
+            out.append(f"#{rank} would be {verb}", style="bold")
+            if result.purpose == "tool" and m.quality.dormant:
+                out.append("\nDormant, so injection leaves it out; asked for, it comes back "
+                           "marked aging.")  # fmt: skip
         if line is not None:
             out.append(f"\ndigest line ({utf8_len(line.line):,} bytes):\n", style="bold")
             out.append(visible(line.line.rstrip("\n")))
@@ -148,7 +160,7 @@ def summary(
     result: Recall | None, purpose: Purpose, pending: bool, lines: Sequence[DigestLine] = ()
 ) -> Text:
     out = Text()
-    out.append(f"{'inject' if purpose == 'inject' else 'search'}: ", style="bold")
+    out.append(f"{purpose}: ", style="bold")
     out.append(PURPOSES[purpose])
     if result is None:
         out.append("  ·  ctrl+t switches" if not pending else "  ·  computing…")
@@ -169,6 +181,8 @@ def summary(
         used = DIGEST_HEADER_BYTES + sum(utf8_len(d.line) for d in lines if d.included)
         injected = sum(1 for d in lines if d.included)
         out.append(f" · digest {injected} line(s), {used:,} of {DIGEST_MAX_BYTES:,} bytes")
+    elif purpose == "tool" and result.prompt.strip():
+        out.append(f"\nthe tool answers: {TOOL_NO_MATCH}", style="italic")
     if not ICU_AVAILABLE:
         out.append("\nPyICU is not installed: words are split differently from pi", "bold")
     return out
@@ -181,9 +195,10 @@ class RecallPane(Vertical):
         Binding(
             "ctrl+t",
             "toggle_purpose",
-            "Inject/search",
+            "Mode",
             id="recall.purpose",
-            tooltip="Preview automatic injection or /memory search",
+            tooltip="Preview automatic injection, the model's memory_recall tool, or "
+            "/memory search",
         ),
         Binding(
             "ctrl+n",
@@ -307,7 +322,7 @@ class RecallPane(Vertical):
         self.ask()
 
     def action_toggle_purpose(self) -> None:
-        self.purpose = "search" if self.purpose == "inject" else "inject"
+        self.purpose = CYCLE[(CYCLE.index(self.purpose) + 1) % len(CYCLE)]
         self.notify(f"Recall preview: {PURPOSES[self.purpose]}")
         self.ask()
 
@@ -321,7 +336,7 @@ class RecallPane(Vertical):
         rows = [*result.selected, *result.left_out]
         recall_list = self.query_one(RecallList)
         recall_list.over_budget = frozenset(d.memory_id for d in lines if not d.included)
-        recall_list.chosen = "injected" if result.purpose == "inject" else "selected"
+        recall_list.chosen = CHOSEN.get(result.purpose, "selected")
         recall_list.empty_text = (
             "Type a prompt above to see what pi would inject for it."
             if not result.prompt.strip()
@@ -355,7 +370,7 @@ class RecallPane(Vertical):
 
 def _outcome(c: Candidate, purpose: Purpose) -> str:
     if c.selected:
-        return "injected" if purpose == "inject" else "selected"
+        return CHOSEN.get(purpose, "selected")
     return f"left out ({c.reason})"
 
 

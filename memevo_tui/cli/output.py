@@ -1,0 +1,53 @@
+"""Where a verb's lines go, and how wide they may be."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from typing import TextIO
+
+from ..text import one_line, safe_json
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class Output:
+    """stdout for records, stderr for counts and notes.
+
+    On a terminal, ``fit`` clips text to the width; piped, nothing is clipped.
+    """
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self.out = out if out is not None else sys.stdout
+        self.err = err if err is not None else sys.stderr
+        self.tty = _isatty(self.out)
+        self.width: int | None = shutil.get_terminal_size((120, 24)).columns if self.tty else None
+
+    def line(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+
+    def note(self, text: str) -> None:
+        """A count, footer or hint: for the person, not for the pipe."""
+        self.err.write(text + "\n")
+
+    def json(self, value: object) -> None:
+        self.out.write(safe_json(value) + "\n")
+
+    def fit(self, text: str, used: int = 0) -> str:
+        """``text`` on one visible line; on a terminal, clipped to what is left of it."""
+        if self.width is None:
+            return one_line(text)
+        return one_line(text, max(20, self.width - used - 1))
+
+    def row(self, cells: list[str], widths: list[int], last: str) -> None:
+        """A table row: aligned columns on a terminal, tab-separated when piped."""
+        if self.width is None:
+            self.line("\t".join([*(one_line(c) for c in cells), one_line(last)]))
+            return
+        head = " ".join(f"{one_line(c):<{w}}" for c, w in zip(cells, widths, strict=True))
+        self.line(f"{head} {self.fit(last, len(head) + 1)}")

@@ -1,0 +1,143 @@
+"""The verbs, their arguments and their help."""
+
+from __future__ import annotations
+
+import argparse
+
+from store.recall import TOOL_QUERY_MAX
+
+from ..export import FORMATS
+
+READ_VERBS = ("list", "show", "search", "recall", "explain", "history", "status", "export")
+WRITE_VERBS = (
+    "pin",
+    "unpin",
+    "feedback",
+    "forget",
+    "correct",
+    "conflict",
+    "resolve",
+    "adopt",
+    "undo",
+)
+FILTER_HELP = (
+    "the dashboard's filter tokens, e.g. 'kind:fact state:dormant' (kind: status: state: "
+    "origin: is:pinned src: id:, and free words that must all match)"
+)
+
+
+def _limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="verb", metavar="VERB")
+
+    def verb(name: str, help_: str, epilog: str | None = None) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help_, description=help_, epilog=epilog, parents=[common])
+
+    def as_of(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--as-of",
+            metavar="WHEN",
+            help="show the store as of another moment: a date (2026-12-15), an instant, or "
+            "an offset (+30d, -1w); decay and dormancy are computed for it",
+        )
+
+    piped = (
+        "Piped, each record is one whole tab-separated line (full ids, nothing clipped) "
+        "and the count goes to stderr."
+    )
+    p = verb("list", "list memories (not forgotten or conflicted), newest evidence first", piped)
+    as_of(p)
+    p.add_argument("--all", action="store_true", help="include forgotten and conflicted records")
+    p.add_argument("--dormant", action="store_true", help="only dormant records")
+    p.add_argument("--filter", metavar="TOKENS", default="", help=FILTER_HELP)
+    p = verb("show", "one memory with its quality")
+    p.add_argument("id")
+    as_of(p)
+    p = verb("search", "search as pi's /memory search does (dormant records included)", piped)
+    p.add_argument("query", nargs="+")
+    as_of(p)
+    p.add_argument("--limit", type=_limit, default=10, help="at most N records (default 10)")
+    p = verb(
+        "recall",
+        "what pi would inject for a prompt (dormant excluded, 3 records), and why the rest "
+        "was left out",
+        "With --tool: what the model gets when it calls pi's memory_recall tool mid-task "
+        f"(query redacted first, 1 to {TOOL_QUERY_MAX} characters; dormant records included "
+        "and marked aging; 3 records), ending with the digest lines pi returns.",
+    )
+    p.add_argument("query", nargs="+")
+    as_of(p)
+    p.add_argument(
+        "--tool", action="store_true", help="the model's memory_recall tool instead of injection"
+    )
+    p.add_argument("--limit", type=_limit, default=None, help="at most N records (default 3)")
+    p = verb(
+        "explain",
+        "pi's /memory explain: the records recall selects for a text (3, dormant excluded), "
+        "each with score × quality = rank, then every record left out and why",
+    )
+    p.add_argument("text", nargs="+")
+    as_of(p)
+    p = verb(
+        "history",
+        "events, newest first (all, or one memory's); 10 unless told, as pi's /memory history",
+        "Each line: <event id> <at> [<scope>] <actor>: <reason> (<n> changes). When more "
+        "events exist than are shown, stderr says so.",
+    )
+    p.add_argument("id", nargs="?")
+    p.add_argument("--limit", type=_limit, default=10, help="at most N events (default 10)")
+    p.add_argument("--all", action="store_true", help="every event")
+    as_of(
+        verb(
+            "status",
+            "store and learning-queue figures, in the layout of pi's /memory status",
+            "Lines pi prints come first, in its order and with its labels; figures pi "
+            "does not print (tokens, problems found) follow.",
+        )
+    )
+    p = verb(
+        "export",
+        "export records: JSONL that loses nothing, or Markdown to read and share",
+        "JSONL: a header line, then per record its stored JSON unchanged, its quality and "
+        "state (and with the flags its events and the source rows that produced it); rows "
+        "pi rejects come out as 'corrupt' lines with their columns as stored. Markdown: "
+        "grouped by origin and kind, every text passed through pi's redactor.",
+    )
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="jsonl (default), or markdown (the default for -o FILE.md)")  # fmt: skip
+    p.add_argument("--filter", metavar="TOKENS", default="", help=FILTER_HELP)
+    p.add_argument("--with-events", action="store_true", help="each record's events")
+    p.add_argument("--with-sources", action="store_true",
+                   help="the source rows that produced each record")  # fmt: skip
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE (complete or not at all) instead of stdout")  # fmt: skip
+    as_of(p)
+    for name, what in (
+        ("pin", "pin an active memory"),
+        ("unpin", "unpin a memory"),
+        ("forget", "forget a memory (it stays in history)"),
+        ("resolve", "resolve a conflicted memory as confirmed"),
+    ):
+        verb(name, what).add_argument("id")
+    p = verb("feedback", "record a verdict on a memory")
+    p.add_argument("id")
+    p.add_argument("verdict", choices=("useful", "unhelpful", "accurate", "incorrect"))
+    p = verb("correct", "replace a memory's text (it becomes a confirmed manual correction)")
+    p.add_argument("id")
+    p.add_argument("text", nargs="+")
+    p = verb("conflict", "mark two active memories of one origin as contradicting")
+    p.add_argument("id")
+    p.add_argument("other_id")
+    p = verb("adopt", "attach an unscoped legacy memory to an origin")
+    p.add_argument("id")
+    p.add_argument("origin")
+    verb("undo", "undo an event, if nothing changed since").add_argument("event_id")

@@ -1,0 +1,141 @@
+"""How the read verbs print: records, one record, recall, history."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from store import CorruptRow, Event, Memory
+from store._js import parse_ms
+from store.features import ICU_AVAILABLE
+from store.recall import REASONS, STATUS_REASONS, TOOL_NO_MATCH, Candidate, DigestLine, Recall
+
+from ..text import iso_day, one_line, visible
+from .output import Output
+
+PURPOSES = {
+    "inject": "what pi would inject (dormant excluded)",
+    "tool": "what the model's memory_recall tool returns (dormant included, marked aging)",
+    "explain": "/memory explain (dormant excluded)",
+    "search": "/memory search (dormant included)",
+}
+
+
+def record_json(memory: Memory) -> dict[str, Any]:
+    return {"memory": memory.data, "quality": memory.quality.as_json()}
+
+
+def list_order(memories: list[Memory]) -> list[Memory]:
+    """pi's list order: evidence date descending, then id."""
+    by_id = sorted(memories, key=lambda m: m.id)
+    return sorted(by_id, key=lambda m: -(parse_ms(m.updated_at) or 0.0))
+
+
+def print_table(memories: Sequence[Memory], o: Output) -> None:
+    id_width = max((len(one_line(m.id)) for m in memories), default=2)
+    widths = [id_width, 13, 11, 10, 10]
+    if o.tty:
+        o.row(["ID", "KIND", "STATUS", "STATE", "UPDATED"], widths, "CONTENT")
+    for m in memories:
+        cells = [m.id, m.kind, m.status, m.state, iso_day(m.updated_at)]
+        o.row(cells, widths, m.content)
+    o.note(f"{len(memories)} record(s)")
+
+
+def print_memory(m: Memory, o: Output) -> None:
+    q = m.quality
+    lines = [
+        ("id", m.id),
+        ("kind", m.kind),
+        ("status", m.status),
+        ("layer", m.layer),
+        ("state", m.state),
+        ("origin", m.scope),
+        ("revision", str(m.revision)),
+        ("created", m.created_at),
+        ("updated", m.updated_at),
+        ("confirmed", q.confirmed_at),
+        ("evidence", f"{q.basis}/{q.method}"),
+        ("evidence from", m.evidence.source_id if m.evidence else "-"),
+        ("freshness", f"{q.freshness:.3f}  (age {q.age_days:.1f} days)"),
+        ("factor", f"{q.factor:.4f} = freshness × evidence {q.evidence_weight:.2f} × "
+                   f"utility {q.utility:g} × accuracy {q.accuracy:g}"),
+        ("utility", m.utility.verdict if m.utility else "-"),
+        ("accuracy", m.accuracy.verdict if m.accuracy else "-"),
+        ("search terms", ", ".join(m.search_terms) or "-"),
+        ("suppressed", str(len(m.suppressed_hashes))),
+    ]  # fmt: skip
+    for key, value in lines:
+        o.line(f"{key:>13}: {one_line(value)}")
+    o.line(f"{'content':>13}:\n{visible(m.content, keep_newlines=True)}")
+
+
+def recall_json(result: Recall, lines: Sequence[DigestLine] = ()) -> dict[str, Any]:
+    """``{"selected": [...records with score and rankScore...], "excluded": [{id, reason}]}``,
+    and for the tool, the ``text`` it returns and how many records it names."""
+    out: dict[str, Any] = {
+        "selected": [
+            {**record_json(c.memory), "score": c.score, "rankScore": c.rank_score}
+            for c in result.selected
+        ],
+        "excluded": [{"id": c.memory.id, "reason": c.reason} for c in result.left_out],
+    }
+    if result.purpose == "tool":
+        included = [d.line for d in lines if d.included]
+        out["text"] = "".join(included) if included else TOOL_NO_MATCH
+        out["matches"] = len(included)
+    return out
+
+
+def _candidate(c: Candidate, lead: str, o: Output) -> None:
+    figures = f"score {c.score:.3f} × quality {c.factor:.3f} = rank {c.rank_score:.3f}"
+    o.line(f"{lead:>3}  {one_line(c.memory.id)}  {c.memory.state}  {figures}")
+    o.line(f"     {o.fit(c.memory.content, 5)}")
+
+
+def print_recall(result: Recall, o: Output, lines: Sequence[DigestLine] = ()) -> None:
+    """The recall preview in text: plan, selected records, left-out records and why."""
+    plan = result.plan
+    o.line(f"{result.purpose}: {PURPOSES.get(result.purpose, result.purpose)}")
+    o.line(
+        f"plan: {plan.mode}; query words: {', '.join(visible(w) for w in result.query) or '-'}; "
+        f"{result.eligible} eligible, {result.excluded} excluded by status"
+    )
+    chosen = {"inject": "injected", "tool": "returned"}.get(result.purpose, "selected")
+    o.line(f"{chosen} ({len(result.selected)} of at most {result.limit}):")
+    for n, c in enumerate(result.selected, 1):
+        _candidate(c, str(n), o)
+    if not result.selected:
+        o.line("  nothing would be injected" if result.purpose == "inject" else "  nothing")
+    if result.left_out:
+        o.line(f"left out ({len(result.left_out)}):")
+        for c in result.left_out:
+            _candidate(c, "-", o)
+            reason = c.reason or ""
+            why = f"     {reason}: {REASONS.get(reason, reason)}"
+            if reason in STATUS_REASONS:
+                why += f" (otherwise: {c.would_fail or 'it passes every gate'})"
+            o.line(why)
+    if result.purpose == "tool":
+        included = [d.line.rstrip("\n") for d in lines if d.included]
+        if included:
+            o.line(f"returned to the model ({len(included)} digest line(s), after pi's fixed "
+                   "'# Pi Memory' header):")  # fmt: skip
+            for line in included:
+                o.line(visible(line) if o.tty else line)
+        else:
+            o.line("returned to the model:")
+            o.line(TOOL_NO_MATCH)
+    if not ICU_AVAILABLE:
+        o.note("note: PyICU is not installed; words are split differently from pi")
+
+
+def event_line(e: Event | CorruptRow, o: Output) -> str:
+    """pi's history line: ``<id> <at> [<scope>] <actor>: <reason> (<n> changes)``."""
+    if isinstance(e, CorruptRow):
+        return f"{one_line(e.id)} CORRUPT: {one_line(e.reason)}"
+    head = f"{e.id} {e.at} [{one_line(e.scope)}] {e.actor}: "
+    tail = f" ({len(e.after)} changes)"
+    if o.width is None:
+        return head + one_line(e.reason) + tail
+    return head + one_line(e.reason, max(20, o.width - len(head) - len(tail) - 1)) + tail

@@ -1,0 +1,189 @@
+"""Run one verb against the store and map what happens to an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from store import Event, MemoryStore, Refused, StoreError
+from store.recall import TOOL_QUERY_MAX, Purpose, RecallIndex, digest
+from store.status import status as status_report
+
+from ..export import BadExport, ExportRequest, atomic_file, export, format_for
+from ..text import one_line
+from ..view import HIDDEN_STATUSES, matches, parse_filter
+from .output import Output
+from .parser import WRITE_VERBS
+from .reads import (
+    event_line,
+    list_order,
+    print_memory,
+    print_recall,
+    print_table,
+    recall_json,
+    record_json,
+)
+from .status import print_status, status_json
+
+EXIT_OK, EXIT_REFUSED, EXIT_CANNOT_RUN = 0, 1, 2
+
+
+class CannotRun(Exception):
+    """The request itself cannot be carried out (exit 2), before the store is asked."""
+
+
+async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
+    verb: str = args.verb
+    if verb in WRITE_VERBS:
+        return await _write_verb(store, args, o)
+    if verb == "export":
+        return await _export(store, args, o)
+    if verb == "show":
+        m = await store.memory(args.id)
+        o.json(record_json(m)) if args.json else print_memory(m, o)
+        return EXIT_OK
+    if verb == "history":
+        return await _history(store, args, o)
+    if verb == "status":
+        r = await status_report(store)
+        o.json(status_json(r)) if args.json else print_status(r, o)
+        return EXIT_OK
+    load = await store.load_memories()
+    if load.corrupt:
+        o.note(f"memevo-tui: {len(load.corrupt)} corrupt row(s) left out")
+    if verb in ("recall", "explain"):
+        words = " ".join(args.query if verb == "recall" else args.text)
+        purpose: Purpose = "explain" if verb == "explain" else "tool" if args.tool else "inject"
+        if purpose == "tool" and not 1 <= len(words.encode("utf-16-le")) // 2 <= TOOL_QUERY_MAX:
+            raise CannotRun(f"memory_recall takes a query of 1 to {TOOL_QUERY_MAX} characters")
+        limit = getattr(args, "limit", None)
+        result = RecallIndex(load.memories).recall(
+            words, purpose=purpose, limit=limit, explain=None
+        )
+        lines = digest(result) if purpose == "tool" else ()
+        o.json(recall_json(result, lines)) if args.json else print_recall(result, o, lines)
+        return EXIT_OK
+    if verb == "list":
+        f = parse_filter(args.filter)
+        if f.errors:
+            raise CannotRun(f"--filter: {'; '.join(f.errors)}")
+        show_hidden = args.all or f.names_hidden
+        rows = [
+            m
+            for m in load.memories
+            if (show_hidden or m.status not in HIDDEN_STATUSES) and matches(m, f)
+        ]
+        if args.dormant:
+            rows = [m for m in rows if m.quality.dormant]
+        rows = list_order(rows)
+    else:  # search
+        rows = RecallIndex(load.memories).recall(" ".join(args.query), limit=args.limit).memories
+    if args.json:
+        o.json([record_json(m) for m in rows])
+    else:
+        print_table(rows, o)
+    return EXIT_OK
+
+
+async def _history(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
+    limit = None if args.all else args.limit
+    events = await store.events(memory_id=args.id, limit=None if limit is None else limit + 1)
+    more = limit is not None and len(events) > limit
+    events = events[:limit] if limit is not None else events
+    if args.json:
+        o.json(
+            [
+                e.data if isinstance(e, Event) else {"corrupt": e.id, "reason": e.reason}
+                for e in events
+            ]
+        )
+    else:
+        for e in events:
+            o.line(event_line(e, o))
+    if more:
+        o.note(f"the {limit} newest events shown; more exist: --limit N or --all for them")
+    return EXIT_OK
+
+
+async def _export(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
+    try:
+        fmt = format_for(args.output or "", args.format)
+    except BadExport as exc:
+        raise CannotRun(str(exc)) from None
+    request = ExportRequest(
+        format=fmt,
+        filter=args.filter,
+        with_events=args.with_events,
+        with_sources=args.with_sources,
+    )
+    try:
+        if args.output:
+            path = Path(args.output).expanduser()
+            try:
+                with atomic_file(path) as handle:
+                    result = await export(store, request, handle)
+            except OSError as exc:
+                raise CannotRun(f"cannot write {path}: {exc.strerror or exc}") from None
+            o.note(f"Exported {result.summary} to {path}")
+        else:
+            result = await export(store, request, o.out)
+            o.note(f"Exported {result.summary}")
+    except BadExport as exc:
+        raise CannotRun(str(exc)) from None
+    return EXIT_OK
+
+
+async def _write_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
+    verb: str = args.verb
+    await store.check()  # never write into a damaged file: it could spread the damage
+    actions: dict[str, Callable[[], Awaitable[str | None]]] = {
+        "pin": lambda: store.pin(args.id),
+        "unpin": lambda: store.unpin(args.id),
+        "forget": lambda: store.forget(args.id),
+        "resolve": lambda: store.resolve(args.id),
+        "feedback": lambda: store.feedback(args.id, args.verdict),
+        "correct": lambda: store.correct(args.id, " ".join(args.text)),
+        "conflict": lambda: store.conflict(args.id, args.other_id),
+        "adopt": lambda: store.adopt(args.id, args.origin),
+        "undo": lambda: store.undo(args.event_id),
+    }
+    event_id = await actions[verb]()
+    if args.json:
+        o.json({"event": event_id})
+    elif event_id is None:
+        o.line("Feedback unchanged (nothing to record)")
+    else:
+        label = "Undo recorded" if verb == "undo" else "Update recorded"
+        o.line(f"{label}: {event_id}")
+    return EXIT_OK
+
+
+def execute(store_opener: Callable[[], Awaitable[MemoryStore]], args: argparse.Namespace) -> int:
+    """Open the store, run one verb, and map errors to exit codes."""
+    o = Output()
+
+    def fail(message: str, code: int) -> int:
+        if args.json:
+            o.json({"error": message})
+        else:
+            sys.stderr.write(f"memevo-tui: {one_line(message)}\n")
+        return code
+
+    async def main() -> int:
+        try:
+            store = await store_opener()
+        except StoreError as exc:
+            return fail(str(exc), EXIT_CANNOT_RUN)
+        try:
+            return await run_verb(store, args, o)
+        except Refused as exc:
+            return fail(str(exc), EXIT_REFUSED)
+        except (StoreError, CannotRun) as exc:  # read-only, busy, corrupt, disk full
+            return fail(str(exc), EXIT_CANNOT_RUN)
+        finally:
+            await store.close()
+
+    return asyncio.run(main())
