@@ -78,7 +78,12 @@ async def main() -> None:
             hostile = Path(tmp) / "hostile.sqlite"
             shutil.copyfile(HOSTILE, hostile)
             hostile.chmod(0o600)
-            app = MemevoApp(hostile, clock=fixed_clock("2026-11-01T12:00:00.000Z"), keymap={})
+            app = MemevoApp(
+                hostile,
+                clock=fixed_clock("2026-11-01T12:00:00.000Z"),
+                label="hostile fixture (temporary copy)",
+                keymap={},
+            )
             await shoot(app, "hostile", (150, 42), ["a", *["j"] * 9])
 
 
