@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import signal
 import sys
 import tempfile
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from store import (
     CannotOpen,
+    Clock,
     MemoryStore,
     MissingStore,
     check_store_file,
@@ -74,8 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--smoke",
         action="store_true",
-        help="start the dashboard headless, print what it shows, and exit (install check)",
+        help="an install check: start the dashboard headless on the store, wait until the "
+        "memory list has loaded, print one line (rows shown, corrupt rows) and exit 0; "
+        "exit 1 if the list never loads",
     )
+    # Set by `memevo-tui serve` for each browser tab's dashboard: no terminal, the web driver.
+    parser.add_argument("--served", choices=("store", "demo"), help=argparse.SUPPRESS)
     add_verbs(parser, common)
     return parser
 
@@ -147,11 +153,14 @@ def _main(argv: Sequence[str] | None) -> int:
         async def open_store() -> MemoryStore:
             return await MemoryStore.open(path, read_only=bool(args.read_only), clock=clock)
 
+        if args.verb == "serve":
+            return _serve(path, args, demo=bool(args.demo), clock=clock)
         if args.verb:
             return execute(open_store, args)
         from .launch import run_app
 
-        label = "demo store (temporary copy)" if args.demo else None
+        demo = args.demo or args.served == "demo"
+        label = "demo store (temporary copy)" if demo else None
         return run_app(
             path,
             read_only=bool(args.read_only),
@@ -159,10 +168,56 @@ def _main(argv: Sequence[str] | None) -> int:
             smoke=args.smoke,
             label=label,
             live_demo=args.live,
+            served=args.served is not None,
         )
     finally:
         if workdir is not None:
             workdir.cleanup()
+
+
+def _serve(path: Path, args: argparse.Namespace, *, demo: bool, clock: Clock) -> int:
+    from .launch import probe
+    from .serve import (
+        EXTRA_MODULES,
+        NEEDS_EXTRA,
+        ServeRequest,
+        exposure_warning,
+        host_problem,
+        is_loopback,
+        new_token,
+    )
+
+    try:
+        from .webserver import serve_forever
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in EXTRA_MODULES:
+            raise
+        sys.stderr.write(NEEDS_EXTRA + "\n")
+        return EXIT_CANNOT_RUN
+
+    if args.json:
+        sys.stderr.write("memevo-tui: serve prints no JSON; --json does not apply to it\n")
+        return EXIT_CANNOT_RUN
+    if (problem := host_problem(args.host, expose=args.expose)) is not None:
+        sys.stderr.write(problem + "\n")
+        return EXIT_CANNOT_RUN
+    path = path.resolve()
+    # The opening rules every tab will meet, checked once before anything listens.
+    failure = asyncio.run(probe(path, read_only=bool(args.read_only), clock=clock))
+    if failure is not None:
+        sys.stderr.write(f"memevo-tui: {failure}\n")
+        return EXIT_CANNOT_RUN
+    if not is_loopback(args.host):
+        sys.stderr.write(exposure_warning(args.host, args.port) + "\n")
+    request = ServeRequest(
+        db_path=path,
+        read_only=bool(args.read_only),
+        demo=demo,
+        host=args.host,
+        port=args.port,
+        token=new_token(),
+    )
+    return serve_forever(request)
 
 
 if __name__ == "__main__":

@@ -62,8 +62,10 @@ def run_app(
     smoke: bool = False,
     label: str | None = None,
     live_demo: bool = False,
+    served: bool = False,
 ) -> int:
-    if not smoke and not (sys.stdin.isatty() and sys.stdout.isatty()):
+    """Run the dashboard; ``served``: one browser tab's, under Textual's web driver."""
+    if not (smoke or served) and not (sys.stdin.isatty() and sys.stdout.isatty()):
         sys.stderr.write(NO_TERMINAL + "\n")
         return EXIT_CANNOT_RUN
     problem = asyncio.run(probe(path, read_only=read_only, clock=clock))
@@ -86,6 +88,7 @@ def run_app(
             return 1
         print(report)
         return 0
-    terminal.install()
+    if not served:
+        terminal.install()
     app.run()
     return app.return_code or 0

@@ -36,6 +36,13 @@ def _limit(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    value = _limit(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError("a port is 0 to 65535 (0: any free port)")
+    return value
+
+
 def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
 
@@ -121,6 +128,28 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE (complete or not at all) instead of stdout")  # fmt: skip
     as_of(p)
+    p = verb(
+        "serve",
+        "serve the dashboard to browser tabs (needs the serve extra: memevo-tui[serve])",
+        "Each tab runs the dashboard on the same store, with the same rules; tabs and pi "
+        "may write at once. The server listens on loopback unless told otherwise and prints "
+        "one line with the URL to open, which carries a secret token made for this run. "
+        "Ctrl+C stops it and every tab's dashboard. With --demo, one demo store lives as "
+        "long as the server.",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1; others need --expose)",
+    )
+    p.add_argument("--port", type=_port, default=8000,
+                   help="port to listen on (default 8000; 0 picks a free one)")  # fmt: skip
+    p.add_argument(
+        "--expose",
+        action="store_true",
+        help="allow a --host other than loopback: anyone who can reach it and has the link "
+        "can read and curate the store (there is no login, and no TLS)",
+    )
     for name, what in (
         ("pin", "pin an active memory"),
         ("unpin", "unpin a memory"),

@@ -1,0 +1,370 @@
+"""`memevo-tui serve`: loopback by default, a token in the URL, a clean stop, a real browser.
+
+The server runs as a real process, as a user starts it. The browser test drives
+Debian's Chromium through Playwright and reads the page's own terminal buffer
+(xterm.js), so what it checks is what the browser shows.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+START_TIMEOUT_S = 60  # a hang fails the test; nothing is asserted about speed
+
+
+@dataclass
+class Served:
+    process: subprocess.Popen[str]
+    url: str
+    line: str
+
+    @property
+    def port(self) -> int:
+        return int(self.url.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
+
+    def stop(self) -> tuple[int, str]:
+        """Ctrl+C, as in a terminal; the exit code and what went to stderr."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+        _, err = self.process.communicate(timeout=START_TIMEOUT_S)
+        return self.process.returncode, err
+
+
+def serve_argv(*args: str) -> list[str]:
+    return [sys.executable, "-m", "memevo_tui", "serve", *args]
+
+
+def first_line(process: subprocess.Popen[str]) -> str:
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], START_TIMEOUT_S)
+    assert ready, "serve printed nothing"
+    return process.stdout.readline()
+
+
+@contextmanager
+def serving(*args: str, env: dict[str, str] | None = None) -> Iterator[Served]:
+    process = subprocess.Popen(
+        serve_argv("--port", "0", *args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        line = first_line(process)
+        assert " at http://" in line, (line, process.stderr.read() if process.stderr else "")
+        url = line.split(" at ", 1)[1].split(" ", 1)[0]
+        yield Served(process, url, line)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+def tab_processes(marker: str) -> list[int]:
+    """Live processes whose command line holds ``--served`` and ``marker``."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"--served" in argv and any(marker.encode() in a for a in argv):
+            pids.append(int(entry.name))
+    return pids
+
+
+def get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+# ------------------------------------------------------------------ the command
+
+
+def test_serve_prints_one_line_with_the_url_and_stops_on_ctrl_c(realistic: Path) -> None:
+    with serving("--db", str(realistic)) as served:
+        assert served.line.startswith(f"memevo-tui: serving {realistic} at http://127.0.0.1:")
+        assert served.line.rstrip().endswith("(Ctrl+C stops)")
+        assert "?token=" in served.url
+        code, err = served.stop()
+    assert code == 0
+    assert "Traceback" not in err
+    assert served.process.stdout is not None
+
+
+def test_serve_listens_on_loopback_only_by_default(realistic: Path) -> None:
+    if shutil.which("ss") is None:
+        pytest.skip("ss (iproute2) is not installed")
+    with serving("--db", str(realistic)) as served:
+        listening = subprocess.run(["ss", "-ltnH"], capture_output=True, text=True, check=True)
+        ours = [
+            line.split()[3]
+            for line in listening.stdout.splitlines()
+            if line.split()[3].rsplit(":", 1)[1] == str(served.port)
+        ]
+        assert ours == [f"127.0.0.1:{served.port}"]
+        served.stop()
+
+
+def test_a_non_loopback_host_is_refused_without_expose(realistic: Path) -> None:
+    for host in ("0.0.0.0", "::", "example.org", "192.168.1.20"):
+        result = subprocess.run(
+            serve_argv("--db", str(realistic), "--host", host, "--port", "0"),
+            capture_output=True,
+            text=True,
+            timeout=START_TIMEOUT_S,
+        )
+        assert result.returncode == 2, host
+        assert result.stdout == ""
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1, lines
+        assert lines[0].startswith(f"memevo-tui: serve: {host} is not a loopback address")
+        assert "--expose" in lines[0]
+
+
+def test_expose_serves_there_with_a_warning(realistic: Path) -> None:
+    with serving("--db", str(realistic), "--host", "0.0.0.0", "--expose") as served:
+        assert served.process.stderr is not None
+        warning = served.process.stderr.readline()
+        assert warning.startswith("memevo-tui: warning: serving on 0.0.0.0:")
+        assert "any machine that can reach this one" in warning
+        assert "can read and curate the store" in warning
+        # reachable through a non-loopback route to this machine too
+        status, _ = get(served.url.replace(served.url.split("/")[2].rsplit(":", 1)[0],
+                                           "127.0.0.1"))  # fmt: skip
+        assert status == 200
+        code, _ = served.stop()
+    assert code == 0
+
+
+def test_loopback_names_and_addresses_need_no_flag() -> None:
+    from memevo_tui.serve import host_problem, is_loopback
+
+    for host in ("127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LOCALHOST"):
+        assert is_loopback(host) and host_problem(host, expose=False) is None
+    for host in ("0.0.0.0", "::", "10.0.0.1", "localhost.example.org"):
+        assert not is_loopback(host)
+        assert host_problem(host, expose=True) is None
+
+
+def test_the_page_and_its_websocket_need_the_runs_token(realistic: Path) -> None:
+    with serving("--db", str(realistic)) as served:
+        base = served.url.split("?", 1)[0]
+        token = served.url.split("token=", 1)[1]
+        status, body = get(base)
+        assert status == 403 and "the link it printed" in body
+        status, _ = get(base + "?token=" + "x" * len(token))
+        assert status == 403
+        status, page = get(served.url)
+        assert status == 200
+        assert f"/ws/{token}" in page  # the websocket URL carries it
+        status, _ = get(base.rstrip("/") + "/ws/wrong")
+        assert status == 403
+        served.stop()
+
+
+def test_a_port_in_use_is_one_line(realistic: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [*serve_argv("--db", str(realistic)), "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=START_TIMEOUT_S,
+        )
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"memevo-tui: serve: cannot listen on 127.0.0.1:{port}: address already in use"
+    ]
+
+
+def test_a_store_the_dashboard_would_refuse_is_refused_before_listening(tmp_path: Path) -> None:
+    garbage = tmp_path / "memory.sqlite"
+    garbage.write_bytes(b"not a database" * 400)
+    result = subprocess.run(
+        serve_argv("--db", str(garbage), "--port", "0"),
+        capture_output=True,
+        text=True,
+        timeout=START_TIMEOUT_S,
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1
+    assert result.stderr.startswith("memevo-tui: ")
+
+
+def test_without_the_extra_serve_says_what_to_install(tmp_path: Path) -> None:
+    code = (
+        "import sys; sys.modules['textual_serve'] = None\n"
+        "from memevo_tui.__main__ import main\n"
+        "sys.exit(main(['serve', '--demo']))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "memevo-tui: serve needs the serve extra: pipx install 'memevo-tui[serve]' "
+        "(or, in a virtual environment, pip install 'memevo-tui[serve]')"
+    ]
+
+
+def test_the_demo_store_lives_as_long_as_the_server(tmp_path: Path) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp)}
+    with serving("--demo", env=env) as served:
+        assert served.line.startswith("memevo-tui: serving the demo store at http://")
+        (demo_dir,) = temp.iterdir()
+        assert (demo_dir / "memory.sqlite").is_file()
+        code, _ = served.stop()
+    assert code == 0
+    assert list(temp.iterdir()) == []
+
+
+# ------------------------------------------------------------------ the browser
+
+SCREEN_HOOK = """
+// Keep the page's xterm.js terminal when textual.js creates it, to read its screen.
+Object.defineProperty(Object.prototype, 'terminal', {
+  configurable: true,
+  set(value) {
+    Object.defineProperty(this, 'terminal',
+      {value, writable: true, configurable: true, enumerable: true});
+    if (value && value.buffer && value.onData) { window.__memevoTerminal = value; }
+  },
+});
+window.__memevoScreen = () => {
+  const term = window.__memevoTerminal;
+  if (!term) { return ''; }
+  const buffer = term.buffer.active;
+  const lines = [];
+  for (let y = 0; y < term.rows; y++) {
+    const line = buffer.getLine(buffer.viewportY + y);
+    lines.push(line ? line.translateToString(true) : '');
+  }
+  return lines.join('\\n');
+};
+"""
+CHROMIUM_ARGS = [
+    "--no-sandbox",  # CI runs as root
+    "--disable-gpu",
+    "--disable-background-networking",  # the machine's network is closed
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+def browser_or_skip() -> Any:
+    required = os.environ.get("MEMEVO_REQUIRE_BROWSER") == "1"  # set by .ci/run
+    try:
+        from playwright.async_api import async_playwright
+    except ImportError:
+        if required:
+            raise
+        pytest.skip("Playwright for Python is not installed (pip install -e '.[dev]')")
+    if CHROMIUM is None:
+        if required:
+            pytest.fail("MEMEVO_REQUIRE_BROWSER=1 but Chromium is not installed")
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    return async_playwright
+
+
+async def until_gone(marker: str) -> None:
+    import asyncio
+
+    for _ in range(START_TIMEOUT_S * 10):
+        if not tab_processes(marker):
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"a tab's dashboard is still running: {tab_processes(marker)}")
+
+
+def last_event(path: Path) -> dict[str, Any]:
+    import json
+
+    con = sqlite3.connect(path)
+    try:
+        row = con.execute("SELECT data FROM events ORDER BY rowid DESC LIMIT 1").fetchone()
+    finally:
+        con.close()
+    return dict(json.loads(row[0]))
+
+
+@pytest.mark.browser
+async def test_a_browser_tab_pins_a_record_and_another_tab_sees_it(realistic: Path) -> None:
+    async_playwright = browser_or_skip()
+    before = last_event(realistic)["id"]
+    with serving("--db", str(realistic)) as served:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+            )
+            try:
+                page = await browser.new_page(viewport={"width": 1400, "height": 900})
+                await page.add_init_script(SCREEN_HOOK)
+                await page.goto(served.url)
+                screen = "window.__memevoScreen()"
+                # the memory list has rendered (its status line counts the fixture's records),
+                # and so has the detail pane of the record under the cursor
+                loaded = f"{screen}.includes('shown of 205') && {screen}.includes(' layer ')"
+                await page.wait_for_function(loaded, timeout=60_000)
+                text = await page.evaluate(screen)
+                memory_id = next(
+                    line.split(" id ", 1)[1].split()[0]
+                    for line in text.splitlines()
+                    if " id " in line
+                )
+                assert "layer durable" in text
+                # a second tab: its own dashboard, on the same store
+                other = await browser.new_page(viewport={"width": 1400, "height": 900})
+                await other.add_init_script(SCREEN_HOOK)
+                await other.goto(served.url)
+                await other.wait_for_function(loaded, timeout=60_000)
+                assert len(tab_processes(str(realistic))) == 2
+                await page.bring_to_front()
+                await page.focus(".xterm-helper-textarea")
+                await page.keyboard.press("p")
+                await page.wait_for_function(
+                    f"{screen}.includes('Pinned · {memory_id[:12]}')", timeout=60_000
+                )
+                # the other tab sees the write live, as a terminal dashboard sees pi's
+                await other.wait_for_function(f"{screen}.includes('layer pinned')", timeout=60_000)
+            finally:
+                await browser.close()
+        # closing the tab ends its dashboard, while the server keeps running
+        await until_gone(str(realistic))
+        assert served.process.poll() is None
+        event = last_event(realistic)
+        assert event["id"] != before
+        assert event["actor"] == "manual" and event["reason"] == "pin"
+        assert [a["id"] for a in event["after"]] == [memory_id]
+        assert event["after"][0]["layer"] == "pinned"
+        code, err = served.stop()
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert tab_processes(str(realistic)) == []  # every tab's dashboard quit with the server
