@@ -9,6 +9,8 @@ app's look does. The hostile screenshot needs ../shared/fixtures beside the repo
 from __future__ import annotations
 
 import asyncio
+import html
+import re
 import shutil
 import sys
 import tempfile
@@ -21,6 +23,8 @@ sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "tests"))
 
+from rich.cells import cell_len  # noqa: E402
+
 from memevo_tui.app import MemevoApp  # noqa: E402
 from store import fixed_clock  # noqa: E402
 from store.demo import build_demo_async  # noqa: E402
@@ -32,13 +36,45 @@ OUT = ROOT / "screenshots"
 HOSTILE = ROOT.parent / "shared" / "fixtures" / "hostile.sqlite"
 
 
+TEXT = re.compile(r'(<text [^>]*?x=")([\d.]+)("[^>]*?textLength=")([\d.]+)("[^>]*>)(.*?)(</text>)')
+NBSP = "&#160;"
+
+
+def tidy_svg(svg: str) -> str:
+    """Move the blank cells at either end of each text run out of it.
+
+    Each run is stretched to its cells by ``textLength``; a renderer that drops a
+    run's leading or trailing space (librsvg, some image viewers) then spreads the
+    rest over the space's cell too, and the footer's " palette" after "^p" reads
+    "^ppalette" or "^ppa lette". Without the blanks, every renderer agrees.
+    """
+
+    def trim(m: re.Match[str]) -> str:
+        head, x, mid, length, open_, text, close = m.groups()
+        lead = tail = 0
+        while text.startswith(NBSP, lead * len(NBSP)):
+            lead += 1
+        body = text[lead * len(NBSP) :]
+        while body.endswith(NBSP):
+            body, tail = body[: -len(NBSP)], tail + 1
+        if not body or not (lead or tail):
+            return m.group(0)
+        cell = float(length) / cell_len(html.unescape(text))
+        new_x = float(x) + lead * cell
+        new_length = float(length) - (lead + tail) * cell
+        return f"{head}{new_x:.1f}{mid}{new_length:.1f}{open_}{body}{close}"
+
+    return TEXT.sub(trim, svg)
+
+
 async def shoot(app: MemevoApp, name: str, size: tuple[int, int], keys: Sequence[str] = ()) -> None:
     async with app.run_test(size=size) as pilot:
         await wait_loaded(pilot)
         for key in keys:
             await pilot.press(key)
             await settle(pilot)
-        app.save_screenshot(filename=f"{name}.svg", path=str(OUT))
+        svg = app.export_screenshot()
+    (OUT / f"{name}.svg").write_text(tidy_svg(svg), encoding="utf-8")
     print(f"wrote screenshots/{name}.svg")
 
 
