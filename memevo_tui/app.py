@@ -212,7 +212,7 @@ class MemevoApp(App[None]):
 
     def on_live_delta(self, message: LiveDelta) -> None:
         d = message.delta
-        self.state.live_changed(d.events, d.rows, d.at, d.full)
+        self.state.live_changed(d.events, d.rows, d.at)
 
     @work(group="learner", exit_on_error=False)
     async def run_learner(self) -> None:

@@ -17,10 +17,8 @@ from .live import Delta
 from .state import Change
 
 
-class StateChanged(Message):
+class StateChanged(Message, bubble=False):
     """The shared state changed (each view posts this to itself when told)."""
-
-    bubble = False
 
     def __init__(self, change: Change) -> None:
         super().__init__()

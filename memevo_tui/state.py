@@ -50,13 +50,10 @@ class OwnWrite:
 
 @dataclass(frozen=True, slots=True)
 class LiveChanged:
-    """Another connection committed: the events it added and the records they touched.
-
-    ``full``: the rows were re-read whole (small stores), not only these."""
+    """Another connection committed: the events it added and the records it changed."""
 
     events: tuple[EventRow, ...]
     rows: tuple[Row, ...]
-    full: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,11 +127,16 @@ class DashboardState:
         self.live = True
         self.last_rowid = 0
         """The newest event this dashboard has seen."""
+        self.done_sources = 0
+        self.done_source_rowids: frozenset[int] = frozenset()
+        """The sources done when the rows were read: one that finishes later may have
+        stamped records (§5.6), and the live poller looks for those stamps."""
         self.last_change: float | None = None
         """When the poller last saw another connection commit."""
         self.as_of: float | None = None
         """The time dial: the moment the records are shown as of (None: now)."""
         self._listeners: list[Listener] = []
+        self._positions: dict[str, int] | None = None  # row id -> index in rows, on demand
         self._full_loads = 0
         self._changed: dict[str, Row] = {}  # rows changed in place since the index was built
         self._index: tuple[RecallIndex, int] | None = None
@@ -182,6 +184,8 @@ class DashboardState:
         if total > FIRST_PAGE_THRESHOLD:
             await first_page(await store.recent_memories(FIRST_PAGE), total)
         last_rowid = await store.last_event_rowid()
+        self.done_sources = await store.done_sources()
+        self.done_source_rowids = await store.done_source_rowids()
         await store.changed()  # the change signal's baseline is this read
         return await store.load_memories(yield_every=2_000), last_rowid
 
@@ -197,8 +201,15 @@ class DashboardState:
             return []
         return await store.events(memory_id=memory_id, limit=50)
 
+    def _index_of(self, memory_id: str) -> int | None:
+        positions = self._positions
+        if positions is None:
+            positions = self._positions = {r.id: i for i, r in enumerate(self.rows)}
+        return positions.get(memory_id)
+
     def find(self, memory_id: str) -> Row | None:
-        return next((r for r in self.rows if r.id == memory_id), None)
+        i = self._index_of(memory_id)
+        return None if i is None else self.rows[i]
 
     def duplicates(self, record: Memory) -> list[Memory]:
         """The other active records of its origin with the same text: marking one
@@ -226,7 +237,7 @@ class DashboardState:
     def set_as_of(self, when_ms: float | None) -> None:
         """Show every record as of ``when_ms`` (None: now). Nothing is written."""
         self.as_of = when_ms
-        self.rows = at(self.rows, self.now())
+        self.rows = at(self.rows, self.now())  # same rows, same order: positions hold
         self._full_loads += 1  # the recall index is rebuilt with the new qualities
         self._changed.clear()
         self._tell(Dialed(when_ms))
@@ -244,6 +255,7 @@ class DashboardState:
 
     def _replace_all(self, load: MemoryLoad) -> None:
         self.rows = self._dialed([*load.corrupt, *load.memories])
+        self._positions = None
         self.corrupt = len(load.corrupt)
         self._full_loads += 1
         self._changed.clear()
@@ -265,9 +277,16 @@ class DashboardState:
         self._tell(Reloaded(partial, total, self.corrupt))
 
     def _put(self, rows: Sequence[Row]) -> Sequence[Row]:
+        """Put changed rows in place, new ones at the end: work in proportion to the change."""
         rows = self._dialed(rows)
-        changed = {r.id: r for r in rows}
-        self.rows = [changed.pop(r.id, r) for r in self.rows] + list(changed.values())
+        for r in rows:
+            i = self._index_of(r.id)
+            if i is None:
+                assert self._positions is not None
+                self._positions[r.id] = len(self.rows)
+                self.rows.append(r)
+            else:
+                self.rows[i] = r
         self._changed.update((r.id, r) for r in rows)
         for memory_id in (r.id for r in rows):
             self.haystacks.pop(memory_id, None)
@@ -278,25 +297,13 @@ class DashboardState:
         """A write of ours committed: put the changed records in place."""
         self._tell(OwnWrite(tuple(self._put(rows))))
 
-    def live_changed(
-        self,
-        events: Sequence[EventRow],
-        rows: Sequence[Row],
-        at: float,
-        full: MemoryLoad | None = None,
-    ) -> None:
+    def live_changed(self, events: Sequence[EventRow], rows: Sequence[Row], at: float) -> None:
         """Another connection committed (see ``live.ChangePoller``)."""
         self.last_change = at
         rowids = [e.rowid for e in events if isinstance(e, Event)]
         if rowids:
             self.last_rowid = max(self.last_rowid, *rowids)
-        if full is not None:
-            self._replace_all(full)
-            self.total = len(self.rows)
-            rows = self._dialed(rows)
-        else:
-            rows = self._put(rows)
-        self._tell(LiveChanged(tuple(events), tuple(rows), full is not None))
+        self._tell(LiveChanged(tuple(events), tuple(self._put(rows))))
 
     def fail(self, message: str, cause: str) -> None:
         self.failure, self.problem = message, cause

@@ -1,20 +1,27 @@
-"""Benchmark: from another process's commit to the change on screen, and idle CPU.
+"""Benchmark: what another process's commits cost the dashboard, and how fast they show.
 
-A writer process (standing in for pi) pins or unpins one record on request and
-reports the wall-clock time right after its COMMIT. The dashboard runs headless
-in this process; for each of 100 commits we wait until the memory list has
-redrawn that record in its new state. Then the dashboard sits idle (polling the
-change signal) for a few seconds and we report the process CPU it used.
+Two measurements, each with a writer process standing in for pi:
 
-Goals (issue 5): p95 latency at most 300 ms; CPU while idle near zero.
+* **CPU per commit**, at 1,000, 10,000 and 100,000 records (synthetic stores,
+  each size in a process of its own): the dashboard runs headless on the
+  memory list; the writer pins or unpins a record 10 times a second for
+  ``--seconds``. The dashboard's process CPU over that window, less what it
+  uses idle (polling the change signal) over a window as long measured just
+  before, divided by the commits, is its CPU per commit. Goal (issue 16):
+  at most 5 ms per commit at every size (10 commits/s: at most 5% of a core).
+* **Latency** on the demo store: the writer commits on request and reports the
+  time right after its COMMIT; we wait until the memory list has redrawn the
+  record in its new state. Goal (issue 5): p95 at most 300 ms.
 
-    python scripts/bench_live.py [--commits 100] [--idle 5]
+    python scripts/bench_live.py [--sizes 1000,10000,100000] [--seconds 10] [--commits 100]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import random
 import shutil
 import statistics
@@ -33,6 +40,88 @@ from memevo_tui.app import MemevoApp  # noqa: E402
 from memevo_tui.widgets.memory_list import MemoryList  # noqa: E402
 from store import Memory, system_clock  # noqa: E402
 from store.demo import build_demo_async  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "scripts"))
+GOAL_CPU_MS = 5.0
+RATE_HZ = 10
+
+TIMED_WRITER = textwrap.dedent(
+    """
+    import asyncio, sys, time
+    from store import MemoryStore
+
+    async def main(path, memory_id, seconds, rate):
+        async with await MemoryStore.open(path) as store:
+            pinned, commits = False, 0
+            start = time.perf_counter()
+            while (elapsed := time.perf_counter() - start) < seconds:
+                await (store.unpin if pinned else store.pin)(memory_id)
+                pinned, commits = not pinned, commits + 1
+                await asyncio.sleep(max(0.0, commits / rate - (time.perf_counter() - start)))
+            print(commits, flush=True)
+
+    asyncio.run(main(sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])))
+    """
+)
+
+
+async def cpu_per_commit(path: Path, seconds: float) -> dict[str, Any]:
+    """The dashboard's CPU per commit while another process commits at RATE_HZ."""
+    from synthetic import NOW_MS
+
+    app = MemevoApp(path, clock=lambda: NOW_MS, keymap={}, remember=False)
+    async with app.run_test(size=(160, 50)) as pilot:
+        while not app.state.loaded:
+            await pilot.pause(0.02)
+        await pilot.pause(1.0)  # the first paint's follow-up work settles
+        memory_list = app.query_one("#memory-list", MemoryList)
+        # a record on screen, not the highlighted one (BENCH_ROW=0: the highlighted one)
+        target = memory_list.rows[int(os.environ.get("BENCH_ROW", "3"))]
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        await asyncio.sleep(seconds)
+        idle_rate = (time.process_time() - cpu0) / (time.perf_counter() - wall0)
+        writer = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", TIMED_WRITER, str(path), target.id, str(seconds), str(RATE_HZ),
+            stdout=asyncio.subprocess.PIPE, cwd=ROOT,
+        )  # fmt: skip
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        out, _ = await writer.communicate()
+        await pilot.pause(0.5)  # the last commit is read and drawn
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        commits = int(out.decode().strip())
+    busy = max(0.0, cpu - idle_rate * wall)
+    return {"commits": commits, "cpu_ms": busy / commits * 1000, "idle": idle_rate,
+            "share": busy / wall, "rows": len(app.state.rows)}  # fmt: skip
+
+
+def cpu_child(path: str, seconds: float) -> None:
+    print(json.dumps(asyncio.run(cpu_per_commit(Path(path), seconds))))
+
+
+def run_cpu(sizes: list[int], seconds: float) -> None:
+    from synthetic import build_synthetic
+
+    print(f"CPU per commit, another process committing {RATE_HZ} times a second "
+          f"for {seconds:.0f} s (goal <= {GOAL_CPU_MS:.0f} ms at every size)")  # fmt: skip
+    print(f"{'records':>8} {'commits':>8} {'CPU/commit':>11} {'share of a core':>16} "
+          f"{'idle':>6}  verdict")  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            path = Path(tmp) / f"s{n}.sqlite"
+            build_synthetic(path, n)
+            env = {**os.environ, "PYTHONPATH": str(ROOT)}
+            out = subprocess.run(
+                [sys.executable, __file__, "--cpu-child", str(path), str(seconds)],
+                capture_output=True, text=True, env=env, timeout=900,
+            )  # fmt: skip
+            if out.returncode != 0:
+                raise SystemExit(f"{n} records failed:\n{out.stderr[-3000:]}")
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            verdict = "met" if r["cpu_ms"] <= GOAL_CPU_MS else (
+                f"MISSED by {r['cpu_ms'] / GOAL_CPU_MS:.1f}x")  # fmt: skip
+            print(f"{n:>8,} {r['commits']:>8} {r['cpu_ms']:>9.1f}ms {r['share'] * 100:>15.1f}% "
+                  f"{r['idle'] * 100:>5.1f}%  {verdict}")  # fmt: skip
+
 
 WRITER = textwrap.dedent(
     """
@@ -116,9 +205,20 @@ async def run(commits: int, idle_seconds: float) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--commits", type=int, default=100)
     parser.add_argument("--idle", type=float, default=5.0)
+    parser.add_argument("--cpu-child", nargs=2, metavar=("PATH", "SECONDS"))
     args = parser.parse_args()
+    if args.cpu_child:
+        cpu_child(args.cpu_child[0], float(args.cpu_child[1]))
+        return
+    if args.sizes:
+        run_cpu([int(x) for x in args.sizes.split(",")], args.seconds)
+        print()
+    if not args.commits:
+        return
     result = asyncio.run(run(args.commits, args.idle))
     ms = sorted(x * 1000 for x in result["latencies"])
     p95 = ms[max(0, int(len(ms) * 0.95) - 1)]

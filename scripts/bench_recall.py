@@ -29,6 +29,7 @@ import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -115,6 +116,22 @@ def main() -> None:
     t0 = time.perf_counter()
     index = RecallIndex(memories)
     cold = time.perf_counter() - t0
+    # Its memory, from a second cold build traced on its own (tracing slows it).
+    del index
+    feats._cached_features.cache_clear()
+    feats._document_features.cache_clear()
+    gc.collect()
+    tracemalloc.start()
+    index = RecallIndex(memories)
+    index_mb = tracemalloc.get_traced_memory()[0] / 1e6
+    tracemalloc.stop()
+    # The floor: the features alone, for every record, with nothing built from them.
+    feats._cached_features.cache_clear()
+    feats._document_features.cache_clear()
+    t0 = time.perf_counter()
+    for m in memories:
+        feats.document_features(m.content)
+    floor = time.perf_counter() - t0
     t0 = time.perf_counter()
     index = index.updated(memories[:1])
     warm = time.perf_counter() - t0
@@ -124,7 +141,14 @@ def main() -> None:
     gc.freeze()
     items = queries(args.queries)
     print(f"{len(memories):,} records, {len(items)} queries (short, paragraph, typed prefixes)")
-    print(f"  index build, cold                {cold * 1000:8.0f} ms (once per load)")
+    build_goal, mb_goal = 3.0, 100.0
+    build_verdict = "met" if cold <= build_goal else f"MISSED by {cold / build_goal:.1f}x"
+    mb_verdict = "met" if index_mb <= mb_goal else f"MISSED by {index_mb / mb_goal:.1f}x"
+    print(f"  index build, cold                {cold * 1000:8.0f} ms (once per load; goal <= "
+          f"{build_goal:.0f} s at 100,000: {build_verdict})")  # fmt: skip
+    print(f"  floor: the texts' features alone {floor * 1000:8.0f} ms ({cold / floor:.1f}x)")
+    print(f"  index memory                     {index_mb:8.0f} MB (goal <= +{mb_goal:.0f} MB at "
+          f"100,000: {mb_verdict})")  # fmt: skip
     print(f"  index update after a change      {warm * 1000:8.1f} ms (one record)")
     base = timed(lambda q: substring_scan(memories, q), items)
     inject = timed(lambda q: index.recall(q, purpose="inject"), items)
@@ -136,7 +160,8 @@ def main() -> None:
         f"  ratio to baseline (median/p95)   injection {i_med / b_med:.2f}x / {i_p95 / b_p95:.2f}x,"
         f"  search {s_med / b_med:.2f}x / {s_p95 / b_p95:.2f}x"
     )
-    verdict = "met" if max(i_p95, s_p95) <= 50 else "NOT met"
+    worst = max(i_p95, s_p95)
+    verdict = "met" if worst <= 50 else f"MISSED by {worst / 50:.1f}x"
     print(f"  goal p95 <= 50 ms: {verdict}")
 
 

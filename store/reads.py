@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 from collections.abc import Sequence
 from typing import Any
 
-from ._js import js_json
+from ._js import iso, js_json, parse_ms
 from .base import StoreBase
 from .errors import Refused, corrupt
 from .model import (
@@ -31,6 +32,16 @@ from .rows import (
     parse_model_call,
     parse_source_row,
 )
+
+
+def safe_created_at(raw: Any) -> float | None:
+    """A source row's ``createdAt`` in ms, or None when the row is unreadable."""
+    try:
+        data = json.loads(raw)
+    except (TypeError, ValueError):
+        return None
+    created = data.get("createdAt") if isinstance(data, dict) else None
+    return parse_ms(created) if isinstance(created, str) else None
 
 
 class Reads(StoreBase):
@@ -159,6 +170,52 @@ class Reads(StoreBase):
                 if row is not None:
                     out.append(parse_memory_row(row[0], row[1], row[2], row[3], now))
         return out
+
+    async def done_sources(self) -> int:
+        """How many sources are done (the sources_recovery index answers; no row is read)."""
+        async with self._reading() as db:
+            row = await (
+                await db.execute("SELECT count(*) FROM sources WHERE state='done'")
+            ).fetchone()
+        return int(row[0]) if row else 0
+
+    async def done_source_rowids(self) -> frozenset[int]:
+        """The rowids of the done sources (from the index alone)."""
+        async with self._reading() as db:
+            rows = await (
+                await db.execute("SELECT rowid FROM sources WHERE state='done'")
+            ).fetchall()
+        return frozenset(int(r[0]) for r in rows)
+
+    async def reinforced_by(self, source_rowids: Sequence[int]) -> list[Memory | CorruptRow]:
+        """The records carrying these sources' confirmation stamps (§5.6).
+
+        A learning run that finishes stamps ``reinforcedAt`` with its source's
+        ``createdAt`` and writes no event, so this is how a reader learns which
+        records it confirmed: one pass over the stored text, in SQLite, for the
+        stamps' exact JSON (the writer's own serialisation), then only the rows
+        that hold one are parsed.
+        """
+        if not source_rowids:
+            return []
+        stamps: list[str] = []
+        async with self._reading() as db:
+            for rowid in source_rowids:
+                row = await (
+                    await db.execute("SELECT data FROM sources WHERE rowid=?", (rowid,))
+                ).fetchone()
+                created = safe_created_at(row[0]) if row else None
+                if created is not None:
+                    stamps.append(f'"reinforcedAt":{js_json(iso(created))}')
+            rows: dict[str, Any] = {}
+            for start in range(0, len(stamps), 200):  # well under SQLite's parameter limit
+                chunk = stamps[start : start + 200]
+                where = " OR ".join("instr(data, ?) > 0" for _ in chunk)
+                query = f"SELECT id, scope, hash, data FROM memories WHERE {where}"
+                for r in await (await db.execute(query, chunk)).fetchall():
+                    rows[r[0]] = r
+        now = self.now_ms()
+        return [parse_memory_row(r[0], r[1], r[2], r[3], now) for r in rows.values()]
 
     async def search(self, query: str, limit: int = 10) -> list[Memory]:
         """Explicit search, as ``/memory search``: dormant records included, in pi's order."""

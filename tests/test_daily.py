@@ -434,3 +434,26 @@ async def test_sorted_headers_stay_readable(realistic: Path) -> None:
         await app.run_action("screen.sort_by('fresh')")
         await settle(pilot)
         assert "FRESH▼" in memories(app).render_line(0).text
+
+
+async def test_a_half_typed_filter_that_settles_late_never_replaces_the_whole_one(
+    realistic: Path,
+) -> None:
+    """On a slow machine the pause timer can fire between two keys; that value, handled
+    after the whole query was submitted, must not filter the list."""
+    from memevo_tui.widgets.debounced_input import DebouncedInput
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        box = app.screen.query_one("#memory-browser DebouncedInput", DebouncedInput)
+        await pilot.press("slash", *"origin:inf")
+        half = box.generation  # the value "origin:inf" as a pause would have posted it
+        await pilot.press(*"ra", "enter")
+        await settle(pilot)
+        assert app.state.view.query == "origin:infra"
+        box.post_message(DebouncedInput.Settled(box, "origin:inf", half))
+        await settle(pilot)
+        assert app.state.view.query == "origin:infra"
+        shown = app.screen.query_one("#memory-list", MemoryList).rows
+        assert shown and all(r.scope.endswith("/infra") for r in shown if isinstance(r, Memory))

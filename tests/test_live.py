@@ -198,3 +198,54 @@ async def test_enter_on_a_source_shows_its_records(realistic: Path) -> None:
             and target in (m.source_entry_id, m.evidence.source_id if m.evidence else "")
             for m in shown
         )
+
+
+def finish_and_stamp(path: Path) -> tuple[str, str]:
+    """What a learning run's finish writes for a record it confirmed (§5.6), in one
+    transaction as pi commits it: the source is done, and the record's
+    ``reinforcedAt`` moves to the source's ``createdAt``, with no event."""
+    from store._js import iso, js_json, parse_ms
+
+    con = sqlite3.connect(path, isolation_level=None)
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        rowid, data = con.execute(
+            "SELECT rowid, data FROM sources WHERE state!='done' ORDER BY rowid DESC LIMIT 1"
+        ).fetchone()
+        stamp = parse_ms(json.loads(data)["createdAt"])
+        assert stamp is not None
+        for memory_id, raw in con.execute("SELECT id, data FROM memories ORDER BY rowid"):
+            record = json.loads(raw)
+            anchor = max(
+                parse_ms(record["updatedAt"]) or 0, parse_ms(record.get("reinforcedAt")) or 0
+            )
+            if record["status"] in ("provisional", "confirmed") and record["layer"] != "pinned" \
+                    and anchor < stamp:  # fmt: skip
+                record["reinforcedAt"] = iso(stamp)
+                con.execute("UPDATE memories SET data=? WHERE id=?", (js_json(record), memory_id))
+                con.execute("UPDATE sources SET state='done', lease=0 WHERE rowid=?", (rowid,))
+                con.execute("COMMIT")
+                return memory_id, iso(stamp)
+        raise AssertionError("no record older than the source")
+    finally:
+        con.close()
+
+
+async def test_a_confirmation_stamp_shows_live_though_it_writes_no_event(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        events_before = app.state.last_rowid
+        memory_id, stamp = await asyncio.to_thread(finish_and_stamp, realistic)
+        await until(
+            pilot,
+            lambda: (
+                (r := app.state.find(memory_id)) is not None
+                and isinstance(r, Memory)
+                and r.reinforced_at == stamp
+            ),
+            "the stamp",
+        )
+        shown = row(app, memory_id)
+        assert shown is None or shown.reinforced_at == stamp  # the list shows the new version
+        assert app.state.last_rowid == events_before  # no event was written for it

@@ -102,6 +102,7 @@ class Dashboard(Screen[None]):
     def __init__(self, state: DashboardState) -> None:
         super().__init__()
         self.state = state
+        self._status_pending = False
 
     def compose(self) -> ComposeResult:
         state = self.state
@@ -318,9 +319,20 @@ class Dashboard(Screen[None]):
         self.update_status()
 
     def update_status(self) -> None:
+        """Redraw the status line once the messages in hand are handled: a change that
+        reaches several views asks for it several times, and it is drawn once."""
+        if not self._status_pending:
+            self._status_pending = True
+            self.call_later(self._draw_status)
+
+    def _draw_status(self) -> None:
         """The active view's figures, whether the store is read-only, and the indicator."""
+        self._status_pending = False
         state = self.state
-        parts = self.views[self.active].status_parts()
+        active = self.active
+        pane = self.query_one(f"TabPane#{active}", TabPane) if active else None
+        view = pane.query_one(BaseView) if pane is not None else self.memories
+        parts = view.status_parts()
         if state.read_only:
             parts.append(f"READ-ONLY: {state.read_only_reason}")
         self.query_one(StatusLine).show(

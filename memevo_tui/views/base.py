@@ -151,6 +151,8 @@ class FilteringView(BaseView):
 
     def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
         event.stop()
+        if event.stale:  # typed on, or submitted, since
+            return
         self._filter(event.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

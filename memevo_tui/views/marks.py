@@ -122,7 +122,8 @@ class MarkingView(BaseView):
     def mark_parts(self) -> list[str]:
         if not self.marks:
             return []
-        hidden = len(set(self.marks) - {r.id for r in self.memory_list.rows})
+        shown = self.memory_list.index_of
+        hidden = sum(1 for memory_id in self.marks if shown(memory_id) is None)
         range_ = " (range: v ends it)" if self._range is not None else ""
         return [f"{len(self.marks)} marked{f', {hidden} hidden by the filter' if hidden else ''}"
                 f"{range_}"]  # fmt: skip

@@ -153,10 +153,7 @@ class MemoriesView(MarkingView):
         elif isinstance(change, OwnWrite):
             browser.put(change.rows)
         elif isinstance(change, LiveChanged):
-            if change.full:
-                browser.apply()
-            else:
-                browser.put(change.rows)
+            browser.put(change.rows)
             memory_list.flash({r.id for r in change.rows})
         elif isinstance(change, Failed) and change.message:
             memory_list.empty_text = change.message

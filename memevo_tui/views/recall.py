@@ -48,7 +48,7 @@ class RecallView(BaseView):
 
     def state_changed(self, change: Change) -> None:
         if isinstance(change, OwnWrite | Dialed) or (
-            isinstance(change, LiveChanged) and (change.rows or change.full)
+            isinstance(change, LiveChanged) and change.rows
         ):
             pane = self.query_one(RecallPane)
             if pane.prompt.strip():

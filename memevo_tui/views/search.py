@@ -89,13 +89,13 @@ class SearchView(BaseView):
             results = self.query_one(MemoryList)
             for row in change.rows:
                 results.replace_row(row.id, row)
-            if (isinstance(change, OwnWrite) or change.rows or change.full) and (
-                self.query_text.strip()
-            ):
+            if (isinstance(change, OwnWrite) or change.rows) and (self.query_text.strip()):
                 self.run_search(self.query_text)
 
     def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
         event.stop()
+        if event.stale:  # typed on, or submitted, since
+            return
         self.run_search(event.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

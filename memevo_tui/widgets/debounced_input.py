@@ -11,25 +11,35 @@ class DebouncedInput(Input):
     """An ``Input`` that posts ``Settled`` once its value has rested for ``delay`` seconds.
 
     Submitting (enter) settles at once: ``Submitted`` is posted as usual and the
-    pending ``Settled`` is dropped.
+    pending ``Settled`` is dropped. A ``Settled`` already posted when the value
+    changes again, or is submitted, is ``stale``: its handler ignores it, so a
+    slow machine never applies a half-typed value after the whole one.
     """
 
     class Settled(Message):
         """The value stopped changing."""
 
-        def __init__(self, box: DebouncedInput, value: str) -> None:
+        def __init__(self, box: DebouncedInput, value: str, generation: int) -> None:
             super().__init__()
             self.box = box
             self.value = value
+            self.generation = generation
 
         @property
         def control(self) -> DebouncedInput:
             return self.box
 
+        @property
+        def stale(self) -> bool:
+            """True when the box changed (or was submitted) after this was posted."""
+            return self.generation != self.box.generation
+
     def __init__(self, *, delay: float, placeholder: str = "", id: str | None = None) -> None:
         super().__init__(placeholder=placeholder, id=id)
         self.delay = delay
         self._timer: Timer | None = None
+        self.generation = 0
+        """Counts changes and submissions: what makes a posted ``Settled`` stale."""
 
     @property
     def pending(self) -> bool:
@@ -37,6 +47,8 @@ class DebouncedInput(Input):
         return self._timer is not None
 
     def cancel(self) -> None:
+        """Drop the pending ``Settled``, and make any already posted stale."""
+        self.generation += 1
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
@@ -45,11 +57,11 @@ class DebouncedInput(Input):
         if event.input is not self:
             return
         self.cancel()
-        value = event.value
+        value, generation = event.value, self.generation
 
         def settle() -> None:
             self._timer = None
-            self.post_message(self.Settled(self, value))
+            self.post_message(self.Settled(self, value, generation))
 
         self._timer = self.set_timer(self.delay, settle)
 

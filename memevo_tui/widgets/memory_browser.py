@@ -83,7 +83,7 @@ class MemoryBrowser(Vertical):
             if r.id in still:
                 if not memory_list.replace_row(r.id, r):
                     needs_view = True
-            elif any(x.id == r.id for x in memory_list.rows):
+            elif memory_list.index_of(r.id) is not None:
                 needs_view = True
         if needs_view:
             self.apply()
@@ -113,10 +113,10 @@ class MemoryBrowser(Vertical):
         if row is None:
             return f"{memory_id} is no longer in the store"
         memory_list = self.memory_list
-        if not any(r.id == memory_id for r in memory_list.rows):
+        if memory_list.index_of(memory_id) is None:
             hidden = isinstance(row, Memory) and not row.active
             self.show_query("", show_hidden=self.state.view.show_hidden or hidden)
-        index = next((i for i, r in enumerate(memory_list.rows) if r.id == memory_id), None)
+        index = memory_list.index_of(memory_id)
         if index is None:  # not expected: the list was just opened up to show it
             return f"{memory_id} is not in the memory list"
         memory_list.cursor = index
@@ -124,6 +124,8 @@ class MemoryBrowser(Vertical):
 
     def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
         event.stop()
+        if event.stale:  # typed on, or submitted, since
+            return
         self.set_view(query=event.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

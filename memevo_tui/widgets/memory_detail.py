@@ -156,10 +156,8 @@ class MemoryDetail(VerticalScroll, can_focus=True):
     DELAY = 0.03
     """Seconds the cursor must rest before the pane follows it."""
 
-    class EventsLoaded(Message):
+    class EventsLoaded(Message, bubble=False):
         """A record's own events arrived (posted by the pane to itself)."""
-
-        bubble = False
 
         def __init__(self, memory_id: str, events: Sequence[EventRow] | None) -> None:
             super().__init__()

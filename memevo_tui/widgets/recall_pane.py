@@ -284,6 +284,8 @@ class RecallPane(Vertical):
 
     def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
         event.stop()
+        if event.stale:  # typed on, or submitted, since
+            return
         self.ask()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -132,6 +132,7 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         self.empty_text = "Nothing to show."
         self._cache: OrderedDict[tuple[int, int, bool], Strip] = OrderedDict()
         self._flashing: set[str] = set()
+        self._positions: dict[str, int] | None = None  # row key -> index, built on demand
 
     # ---------------------------------------------------------------- subclass API
 
@@ -164,25 +165,40 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         current = self.highlighted
         keep_key = keep if keep is not None else (self.row_key(current) if current else None)
         self.rows = list(rows)
+        self._positions = None
         self._cache.clear()
         self.virtual_size = Size(0, len(self.rows) + 1)
         index = 0 if top else self.cursor
         if keep_key is not None and not top:
-            index = next((i for i, r in enumerate(self.rows) if self.row_key(r) == keep_key), index)
+            found = self.index_of(keep_key)
+            index = index if found is None else found
         self.cursor = max(0, min(index, len(self.rows) - 1))
         self.refresh()
 
+    def index_of(self, key: str) -> int | None:
+        """The position of the row with this key, or None."""
+        positions = self._positions
+        if positions is None:
+            row_key = self.row_key
+            positions = self._positions = {row_key(r): i for i, r in enumerate(self.rows)}
+        return positions.get(key)
+
     def replace_row(self, key: str, row: T) -> bool:
         """Swap one row in place (same position); True when it was there."""
-        for i, r in enumerate(self.rows):
-            if self.row_key(r) == key:
-                self.rows[i] = row
-                self._cache.clear()
-                self.refresh()
-                if i == self.cursor:
-                    self.post_message(self.make_highlighted(row))
-                return True
-        return False
+        i = self.index_of(key)
+        if i is None:
+            return False
+        self.rows[i] = row
+        self.redraw_row(i)
+        if i == self.cursor:
+            self.post_message(self.make_highlighted(row))
+        return True
+
+    def redraw_row(self, index: int) -> None:
+        """Draw one row again; the other lines stay as they are."""
+        for cached in [k for k in self._cache if k[0] == index]:
+            del self._cache[cached]
+        self.refresh_line(index + 1)  # line 0 is the column titles
 
     def redraw(self) -> None:
         """Draw every line again (what a row looks like changed, not the rows)."""
@@ -194,15 +210,19 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         if not keys:
             return
         self._flashing |= keys
-        self._cache.clear()
-        self.refresh()
+        self._redraw_keys(keys)
 
         def done() -> None:
             self._flashing -= keys
-            self._cache.clear()
-            self.refresh()
+            self._redraw_keys(keys)
 
         self.set_timer(seconds, done)
+
+    def _redraw_keys(self, keys: set[str]) -> None:
+        for key in keys:
+            i = self.index_of(key)
+            if i is not None:
+                self.redraw_row(i)
 
     @property
     def highlighted(self) -> T | None:
@@ -215,8 +235,13 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         self._cache.pop((old, width, True), None)
         self._cache.pop((old, width, False), None)
         self._cache.pop((new, width, True), None)
+        scrolled_from = self.scroll_offset.y
         self.scroll_to_cursor()
-        self.refresh()
+        if self.scroll_offset.y == scrolled_from:  # only the two rows look different
+            self.refresh_line(old + 1)
+            self.refresh_line(new + 1)
+        else:
+            self.refresh()
         self.post_message(self.make_highlighted(self.highlighted))
 
     def scroll_to_cursor(self) -> None:
