@@ -130,7 +130,9 @@ async def measure_datatable(path: Path) -> dict[str, Any]:
     from memevo_tui.widgets.memory_list import memory_cells
     from store import MemoryStore
 
-    columns = ("kind", "status", "fresh", "state", "origin", "updated", "content")
+    # the dashboard's own columns and cell text, in a DataTable
+    columns = ("state", "fresh", "kind", "status", "age", "origin", "evidence", "feedback",
+               "content")  # fmt: skip
 
     class Baseline(App[None]):
         loaded = False
@@ -149,7 +151,7 @@ async def measure_datatable(path: Path) -> dict[str, Any]:
             async with await MemoryStore.open(path, read_only=True, clock=lambda: NOW_MS) as s:
                 load = await s.load_memories()
             table = self.query_one(DataTable)
-            table.add_rows([[memory_cells(m)[c] for c in columns] for m in load.memories])
+            table.add_rows([[memory_cells(m).get(c, "") for c in columns] for m in load.memories])
             self.loaded = True
 
     probe = DrawProbe(DataTable, lambda w: w.cursor_row)
