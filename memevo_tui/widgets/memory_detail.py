@@ -153,8 +153,10 @@ class MemoryDetail(VerticalScroll, can_focus=True):
     per row and nothing more.
     """
 
-    DELAY = 0.03
-    """Seconds the cursor must rest before the pane follows it."""
+    DELAY = 0.08
+    """Seconds the cursor must rest before the pane follows it: longer than a key
+    repeat (30 to 40 ms), so holding or tapping j moves the list alone, and short
+    enough not to be seen as a lag (redrawing the pane costs 30 to 40 ms)."""
 
     class EventsLoaded(Message, bubble=False):
         """A record's own events arrived (posted by the pane to itself)."""
