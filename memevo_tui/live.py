@@ -79,13 +79,11 @@ class ChangePoller:
         done = await store.done_sources()
         if done != state.done_sources:
             rowids = await store.done_source_rowids()
-            fresh = sorted(rowids - state.done_source_rowids)
-            state.done_sources, state.done_source_rowids = done, rowids
             named = set(ids)
-            for row in await store.reinforced_by(fresh):
-                current = state.find(row.id)
-                if row.id not in named and not same_stamp(current, row):
+            for row in await store.reinforced_by(sorted(rowids - state.done_source_rowids)):
+                if row.id not in named and not same_stamp(state.find(row.id), row):
                     rows.append(row)
+            state.saw_done_sources(done, rowids)  # only once read: a failed read is retried
         return Delta(tuple(events), tuple(rows), state.clock())
 
 

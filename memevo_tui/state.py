@@ -127,10 +127,11 @@ class DashboardState:
         self.live = True
         self.last_rowid = 0
         """The newest event this dashboard has seen."""
-        self.done_sources = 0
+        self.done_sources = (0, 0)
         self.done_source_rowids: frozenset[int] = frozenset()
-        """The sources done when the rows were read: one that finishes later may have
-        stamped records (§5.6), and the live poller looks for those stamps."""
+        """The sources done when the rows were read (their count and rowid sum, and
+        their rowids): one that finishes later may have stamped records (§5.6), and
+        the live poller looks for those stamps."""
         self.last_change: float | None = None
         """When the poller last saw another connection commit."""
         self.as_of: float | None = None
@@ -304,6 +305,10 @@ class DashboardState:
         if rowids:
             self.last_rowid = max(self.last_rowid, *rowids)
         self._tell(LiveChanged(tuple(events), tuple(self._put(rows))))
+
+    def saw_done_sources(self, signature: tuple[int, int], rowids: frozenset[int]) -> None:
+        """The live poller read the stamps of the sources done since (see ``live``)."""
+        self.done_sources, self.done_source_rowids = signature, rowids
 
     def fail(self, message: str, cause: str) -> None:
         self.failure, self.problem = message, cause

@@ -171,13 +171,14 @@ class Reads(StoreBase):
                     out.append(parse_memory_row(row[0], row[1], row[2], row[3], now))
         return out
 
-    async def done_sources(self) -> int:
-        """How many sources are done (the sources_recovery index answers; no row is read)."""
+    async def done_sources(self) -> tuple[int, int]:
+        """How many sources are done, and the sum of their rowids: it changes whenever the
+        set of done sources does (the sources_recovery index answers; no row is read)."""
         async with self._reading() as db:
             row = await (
-                await db.execute("SELECT count(*) FROM sources WHERE state='done'")
+                await db.execute("SELECT count(*), total(rowid) FROM sources WHERE state='done'")
             ).fetchone()
-        return int(row[0]) if row else 0
+        return (int(row[0]), int(row[1])) if row else (0, 0)
 
     async def done_source_rowids(self) -> frozenset[int]:
         """The rowids of the done sources (from the index alone)."""
