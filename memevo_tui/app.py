@@ -18,7 +18,7 @@ from pathlib import Path
 from textual import work
 from textual.app import App
 
-from store import Clock, MemoryLoad, StoreError, system_clock
+from store import Clock, Memory, MemoryLoad, StoreError, system_clock
 from store.demo_learner import learn_forever
 
 from .appstate import Visit
@@ -113,7 +113,7 @@ class MemevoApp(App[None]):
 
     @work(exclusive=True, group="load", exit_on_error=False)
     async def load_store(self) -> None:
-        async def first_page(load: MemoryLoad, total: int) -> None:
+        async def first_page(load: MemoryLoad[Memory], total: int) -> None:
             painted = asyncio.Event()
             self.post_message(StoreLoaded(load, partial=True, total=total))
             self.call_after_refresh(lambda: self.call_after_refresh(painted.set))

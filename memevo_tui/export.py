@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from store import CorruptRow, Memory, MemoryStore
+from store import CorruptRow, Memory, MemoryStore, StoredMemory
 from store._js import iso
 from store.model import Snapshot
 from store.redact import redact
@@ -97,7 +97,7 @@ def format_for(path: str | Path, asked: str | None = None) -> Format:
 
 @dataclass
 class _Selection:
-    records: list[tuple[tuple[Any, ...], Memory]] = field(default_factory=list)
+    records: list[tuple[tuple[Any, ...], StoredMemory]] = field(default_factory=list)
     corrupt: list[tuple[tuple[Any, ...], CorruptRow]] = field(default_factory=list)
 
 

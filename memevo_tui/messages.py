@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from textual.message import Message
 
-from store import MemoryLoad, StoreError
+from store import Memory, MemoryLoad, StoreError
 
 from .appstate import Batch
 from .inbox import Line
@@ -29,7 +29,12 @@ class StoreLoaded(Message):
     """A read of the memories finished (``partial``: only a first screenful)."""
 
     def __init__(
-        self, load: MemoryLoad, *, partial: bool = False, total: int = 0, last_rowid: int = 0
+        self,
+        load: MemoryLoad[Memory],
+        *,
+        partial: bool = False,
+        total: int = 0,
+        last_rowid: int = 0,
     ) -> None:
         super().__init__()
         self.load = load

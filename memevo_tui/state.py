@@ -17,7 +17,7 @@ from pathlib import Path
 
 from store import Clock, CorruptRow, Event, Memory, MemoryLoad, MemoryStore, system_clock
 from store._js import fp, iso
-from store.quality import quality
+from store.quality import quality_of
 from store.recall import Purpose, Recall, RecallIndex
 
 from .appstate import AppState
@@ -25,7 +25,7 @@ from .view import View
 
 Row = Memory | CorruptRow
 EventRow = Event | CorruptRow
-FirstPage = Callable[[MemoryLoad, int], Awaitable[None]]
+FirstPage = Callable[[MemoryLoad[Memory], int], Awaitable[None]]
 
 FIRST_PAGE_THRESHOLD = 5_000
 """Above this many rows, a first screenful is shown before the rest is parsed."""
@@ -83,7 +83,7 @@ Change = Reloaded | OwnWrite | LiveChanged | Failed | LiveToggled | Dialed
 def at(rows: Sequence[Row], when_ms: float) -> list[Row]:
     """The rows with their quality (freshness, aging, dormancy) as of ``when_ms``."""
     return [
-        replace(r, quality=quality(r.data, when_ms)) if isinstance(r, Memory) else r for r in rows
+        replace(r, quality=quality_of(r, when_ms)) if isinstance(r, Memory) else r for r in rows
     ]
 
 
@@ -174,7 +174,7 @@ class DashboardState:
             )
         return self.store
 
-    async def read(self, first_page: FirstPage) -> tuple[MemoryLoad, int]:
+    async def read(self, first_page: FirstPage) -> tuple[MemoryLoad[Memory], int]:
         """Read every row; returns them and the newest event's rowid (raises ``StoreError``).
 
         A big store hands a first screenful (and the total) to ``first_page``, which
@@ -254,7 +254,7 @@ class DashboardState:
             return f"Read-only ({self.read_only_reason}): nothing was written"
         return None
 
-    def _replace_all(self, load: MemoryLoad) -> None:
+    def _replace_all(self, load: MemoryLoad[Memory]) -> None:
         self.rows = self._dialed([*load.corrupt, *load.memories])
         self._positions = None
         self.corrupt = len(load.corrupt)
@@ -262,7 +262,9 @@ class DashboardState:
         self._changed.clear()
         self.haystacks.clear()
 
-    def replace(self, load: MemoryLoad, *, partial: bool, total: int, last_rowid: int) -> None:
+    def replace(
+        self, load: MemoryLoad[Memory], *, partial: bool, total: int, last_rowid: int
+    ) -> None:
         """A read of every row (or of a first screenful, ``partial``) finished."""
         self._replace_all(load)
         self.total = total

@@ -32,6 +32,7 @@ from .model import (
     RouteHealth,
     Signal,
     Source,
+    StoredMemory,
 )
 from .paths import default_db_path
 from .store import MemoryStore, check_store_file
@@ -63,6 +64,7 @@ __all__ = [
     "Source",
     "StoreError",
     "StoreFault",
+    "StoredMemory",
     "UnsupportedSchema",
     "check_store_file",
     "clock_from_env",

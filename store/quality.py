@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._js import is_canonical_iso, iso, parse_ms
-from .model import Quality
+from .model import Memory, Quality
 
 DAY_MS = 86_400_000
 
@@ -43,10 +43,50 @@ def _verdict(data: dict[str, Any], slot: str) -> str | None:
 
 def quality(data: dict[str, Any], now_ms: float) -> Quality:
     """``memoryQuality(record, now)`` for a validated record dict."""
-    kind = data["kind"]
+    evidence = data.get("evidence")
+    if not isinstance(evidence, dict):
+        evidence = {}
+    return _quality(
+        data["kind"],
+        data.get("updatedAt"),
+        data.get("reinforcedAt"),
+        data.get("layer") == "pinned",
+        evidence.get("basis"),
+        evidence.get("method"),
+        _verdict(data, "utility"),
+        _verdict(data, "accuracy"),
+        now_ms,
+    )
+
+
+def quality_of(memory: Memory, now_ms: float) -> Quality:
+    """``memoryQuality`` of a typed record at another moment (the time dial)."""
+    evidence = memory.evidence
+    return _quality(
+        memory.kind,
+        memory.updated_at,
+        memory.reinforced_at,
+        memory.layer == "pinned",
+        evidence.basis if evidence else None,
+        evidence.method if evidence else None,
+        memory.utility.verdict if memory.utility else None,
+        memory.accuracy.verdict if memory.accuracy else None,
+        now_ms,
+    )
+
+
+def _quality(
+    kind: str,
+    updated_at: Any,
+    reinforced_at: Any,
+    pinned: bool,
+    basis_raw: str | None,
+    method_raw: str | None,
+    utility_verdict: str | None,
+    accuracy_verdict: str | None,
+    now_ms: float,
+) -> Quality:
     half_life, floor, dormant_days = POLICY[kind]
-    updated_at = data.get("updatedAt")
-    reinforced_at = data.get("reinforcedAt")
     updated = parse_ms(updated_at) or 0.0
     reinforced = parse_ms(reinforced_at) or 0.0
     confirmed_ms = max(updated, reinforced)
@@ -58,39 +98,33 @@ def quality(data: dict[str, Any], now_ms: float) -> Quality:
         else iso(confirmed_ms)
     )
     age_days = max(0.0, (now_ms - confirmed_ms) / DAY_MS)
-    pinned = data.get("layer") == "pinned"
     if pinned:
         freshness = 1.0
     else:
         freshness = floor + (1 - floor) * 2 ** (-age_days / half_life)
     dormant = (not pinned) and age_days > dormant_days
     aging = (not pinned) and age_days > dormant_days / 2
-    evidence = data.get("evidence")
-    basis_raw = evidence.get("basis") if isinstance(evidence, dict) else None
-    method_raw = evidence.get("method") if isinstance(evidence, dict) else None
     priority = evidence_priority(kind, basis_raw)
     evidence_weight = 1 + 0.04 * priority
-    utility_verdict = _verdict(data, "utility")
     utility = 1.05 if utility_verdict == "useful" else 0.9 if utility_verdict == "unhelpful" else 1
-    accuracy_verdict = _verdict(data, "accuracy")
     accuracy = (
         1.05 if accuracy_verdict == "accurate" else 0.5 if accuracy_verdict == "incorrect" else 1
     )
     factor = freshness * evidence_weight * utility * accuracy
-    return Quality.build(
-        basis=basis_raw or "unknown",
-        method=method_raw or "unknown",
-        age_days=age_days,
-        freshness=freshness,
-        dormant=dormant,
-        aging=aging,
-        confirmed_at=confirmed_at,
-        evidence_weight=evidence_weight,
-        utility=utility,
-        accuracy=accuracy,
-        factor=factor,
-        days_until_aging=None if pinned else max(0.0, dormant_days / 2 - age_days),
-        days_until_dormant=None if pinned else max(0.0, dormant_days - age_days),
+    return Quality(
+        basis_raw or "unknown",
+        method_raw or "unknown",
+        age_days,
+        freshness,
+        dormant,
+        aging,
+        confirmed_at,
+        evidence_weight,
+        utility,
+        accuracy,
+        factor,
+        None if pinned else max(0.0, dormant_days / 2 - age_days),
+        None if pinned else max(0.0, dormant_days - age_days),
     )
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from ._js import iso, js_json, parse_ms
 from .base import StoreBase
@@ -22,16 +22,20 @@ from .model import (
     RouteHealth,
     Snapshot,
     Source,
+    StoredMemory,
 )
 from .recall import Purpose, Recall, RecallIndex
 from .rows import (
     MODEL_CALL_COLUMNS,
     SOURCE_COLUMNS,
     parse_event_row,
+    parse_listed_row,
     parse_memory_row,
     parse_model_call,
     parse_source_row,
 )
+
+R = TypeVar("R", bound=Memory)
 
 
 def safe_created_at(raw: Any) -> float | None:
@@ -58,31 +62,72 @@ class Reads(StoreBase):
         if verdict != "ok":
             raise corrupt(self.path, f"SQLite's quick check: {verdict}")
 
-    async def load_memories(self, *, yield_every: int | None = None) -> MemoryLoad:
+    async def load_memories(self, *, yield_every: int | None = None) -> MemoryLoad[Memory]:
         """Every memory row: valid ones typed, failing ones reported as corrupt.
 
-        With ``yield_every``, the parse hands control back to the event loop
-        every that many rows, so a UI stays responsive while 100,000 rows load.
+        The records do not keep their stored objects (``load_stored`` does).
+
+        Without ``yield_every`` the rows are read by one statement (one snapshot).
+        With it, they are read and parsed that many at a time, by rowid, handing
+        the connection and the event loop back between chunks: a UI stays
+        responsive while 100,000 rows load, and the raw text of only one chunk is
+        held at once. A commit by another process between two chunks may then be
+        seen in part; the caller takes its change baseline (event rowid, data
+        version) before the first chunk, so its live refresh re-reads what changed.
+        pi keeps a record's rowid when it rewrites it (an upsert), so no row is read
+        twice or skipped.
         """
+        if yield_every is None:
+            return await self._load_all(parse_listed_row)
+        now = self.now_ms()
+        good: list[Memory] = []
+        bad: list[CorruptRow] = []
+        after = 0
+        while True:
+            async with self._reading() as db:
+                rows = list(
+                    await (
+                        await db.execute(
+                            "SELECT rowid, id, scope, hash, data FROM memories "
+                            "WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                            (after, yield_every),
+                        )
+                    ).fetchall()
+                )
+            if not rows:
+                break
+            after = rows[-1][0]
+            self._parse_rows(parse_listed_row, [r[1:] for r in rows], now, good, bad)
+            del rows
+            await asyncio.sleep(0)
+        return MemoryLoad(tuple(good), tuple(bad))
+
+    async def load_stored(self) -> MemoryLoad[StoredMemory]:
+        """Every memory row (one statement), the valid ones with their stored objects:
+        for output that prints records as stored."""
+        return await self._load_all(parse_memory_row)
+
+    async def _load_all(
+        self, parse: Callable[[str, str, str, str, float], R | CorruptRow]
+    ) -> MemoryLoad[R]:
         async with self._reading() as db:
             rows = list(
                 await (
                     await db.execute("SELECT id, scope, hash, data FROM memories ORDER BY rowid")
                 ).fetchall()
             )
-        now = self.now_ms()
-        good: list[Memory] = []
+        good: list[R] = []
         bad: list[CorruptRow] = []
-        step = yield_every or len(rows) or 1
-        for start in range(0, len(rows), step):
-            self._parse_rows(rows[start : start + step], now, good, bad)
-            if yield_every:
-                await asyncio.sleep(0)
+        self._parse_rows(parse, rows, self.now_ms(), good, bad)
         return MemoryLoad(tuple(good), tuple(bad))
 
     @staticmethod
     def _parse_rows(
-        rows: Sequence[Any], now: float, good: list[Memory], bad: list[CorruptRow]
+        parse: Callable[[str, str, str, str, float], R | CorruptRow],
+        rows: Sequence[Any],
+        now: float,
+        good: list[R],
+        bad: list[CorruptRow],
     ) -> None:
         # A bulk parse creates only acyclic objects: pausing the cycle collector
         # saves it from rescanning a growing heap hundreds of times.
@@ -90,11 +135,11 @@ class Reads(StoreBase):
         gc.disable()
         try:
             for row_id, scope, hash_, raw in rows:
-                parsed = parse_memory_row(row_id, scope, hash_, raw, now)
-                if isinstance(parsed, Memory):
-                    good.append(parsed)
-                else:
+                parsed = parse(row_id, scope, hash_, raw, now)
+                if isinstance(parsed, CorruptRow):
                     bad.append(parsed)
+                else:
+                    good.append(parsed)
         finally:
             if collecting:
                 gc.enable()
@@ -137,7 +182,7 @@ class Reads(StoreBase):
             now_ms=self.now_ms(),
         )
 
-    async def recent_memories(self, limit: int) -> MemoryLoad:
+    async def recent_memories(self, limit: int) -> MemoryLoad[Memory]:
         """The ``limit`` most recently inserted rows: a cheap first screenful."""
         async with self._reading() as db:
             rows = await (
@@ -148,7 +193,7 @@ class Reads(StoreBase):
             ).fetchall()
         good: list[Memory] = []
         bad: list[CorruptRow] = []
-        self._parse_rows(list(rows), self.now_ms(), good, bad)
+        self._parse_rows(parse_listed_row, list(rows), self.now_ms(), good, bad)
         return MemoryLoad(tuple(good), tuple(bad))
 
     async def memory_count(self) -> int:
@@ -168,7 +213,7 @@ class Reads(StoreBase):
                     )
                 ).fetchone()
                 if row is not None:
-                    out.append(parse_memory_row(row[0], row[1], row[2], row[3], now))
+                    out.append(parse_listed_row(row[0], row[1], row[2], row[3], now))
         return out
 
     async def done_sources(self) -> tuple[int, int]:
@@ -216,7 +261,7 @@ class Reads(StoreBase):
                 for r in await (await db.execute(query, chunk)).fetchall():
                     rows[r[0]] = r
         now = self.now_ms()
-        return [parse_memory_row(r[0], r[1], r[2], r[3], now) for r in rows.values()]
+        return [parse_listed_row(r[0], r[1], r[2], r[3], now) for r in rows.values()]
 
     async def search(self, query: str, limit: int = 10) -> list[Memory]:
         """Explicit search, as ``/memory search``: dormant records included, in pi's order."""
@@ -236,7 +281,7 @@ class Reads(StoreBase):
             prompt, purpose=purpose, limit=limit, recent_user_turns=recent_user_turns
         )
 
-    async def memory(self, memory_id: str) -> Memory:
+    async def memory(self, memory_id: str) -> StoredMemory:
         async with self._reading() as db:
             row = await (
                 await db.execute(

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from sys import intern
 from typing import Any
 
 from ._js import fp
-from .model import CorruptRow, Event, Evidence, Memory, ModelCall, Signal, Source
+from .model import CorruptRow, Event, Evidence, Memory, ModelCall, Signal, Source, StoredMemory
 from .quality import quality
 from .validate import event_problem, record_problem
 
@@ -22,43 +23,60 @@ def _signal(feedback: Any, slot: str) -> Signal | None:
     s = feedback.get(slot)
     if not isinstance(s, dict):
         return None
-    return Signal(verdict=s["verdict"], source_id=s.get("sourceId", ""), at=s.get("at", ""))
+    return Signal(verdict=intern(s["verdict"]), source_id=s.get("sourceId", ""), at=s.get("at", ""))
 
 
-def memory_from_data(data: dict[str, Any], now_ms: float) -> Memory:
-    """A typed record from an already validated record dict."""
+def _fields(data: dict[str, Any], now_ms: float) -> tuple[Any, ...]:
+    """The typed fields of an already validated record dict.
+
+    The words from small vocabularies (kind, status, layer, origin, evidence basis and
+    method, verdicts) are interned: ``json.loads`` makes a fresh string for every value,
+    and at 100,000 records those copies would cost tens of megabytes.
+    """
     ev = data.get("evidence")
     evidence = (
-        Evidence(basis=ev["basis"], method=ev["method"], source_id=ev["sourceId"], at=ev["at"])
+        Evidence(
+            basis=intern(ev["basis"]),
+            method=intern(ev["method"]),
+            source_id=ev["sourceId"],
+            at=ev["at"],
+        )
         if isinstance(ev, dict)
         else None
     )
     feedback = data.get("feedback")
-    return Memory(
-        id=data["id"],
-        kind=data["kind"],
-        content=data["content"],
-        scope=data["scope"],
-        source_entry_id=data["sourceEntryId"],
-        created_at=data["createdAt"],
-        updated_at=data["updatedAt"],
-        revision=data["revision"],
-        layer=data["layer"],
-        status=data["status"],
-        evidence=evidence,
-        utility=_signal(feedback, "utility"),
-        accuracy=_signal(feedback, "accuracy"),
-        search_terms=tuple(data.get("searchTerms") or ()),
-        suppressed_hashes=tuple(data.get("suppressedHashes") or ()),
-        reinforced_at=data.get("reinforcedAt"),
-        quality=quality(data, now_ms),
-        data=data,
+    return (  # in the order of Memory's fields
+        data["id"],
+        intern(data["kind"]),
+        data["content"],
+        intern(data["scope"]),
+        data["sourceEntryId"],
+        data["createdAt"],
+        data["updatedAt"],
+        data["revision"],
+        intern(data["layer"]),
+        intern(data["status"]),
+        evidence,
+        _signal(feedback, "utility"),
+        _signal(feedback, "accuracy"),
+        tuple(data.get("searchTerms") or ()),
+        tuple(data.get("suppressedHashes") or ()),
+        data.get("reinforcedAt"),
+        quality(data, now_ms),
     )
 
 
-def parse_memory_row(
-    row_id: str, scope: str, hash_: str, raw: str, now_ms: float
-) -> Memory | CorruptRow:
+def memory_from_data(data: dict[str, Any], now_ms: float) -> StoredMemory:
+    """A typed record, with its stored object, from an already validated record dict."""
+    return StoredMemory(*_fields(data, now_ms) + (data,))
+
+
+def listed_from_data(data: dict[str, Any], now_ms: float) -> Memory:
+    """A typed record without its stored object (what a list of many keeps)."""
+    return Memory(*_fields(data, now_ms))
+
+
+def _validated(row_id: str, scope: str, hash_: str, raw: str) -> dict[str, Any] | CorruptRow:
     """Validate one ``memories`` row as upstream does on every read (§2.2.2)."""
     try:
         data = json.loads(raw)
@@ -74,7 +92,23 @@ def parse_memory_row(
             problem = "hash column is not the fingerprint of the content"
     if problem is not None:
         return CorruptRow("memories", str(row_id), problem, str(raw))
-    return memory_from_data(data, now_ms)
+    return data  # type: ignore[no-any-return]
+
+
+def parse_memory_row(
+    row_id: str, scope: str, hash_: str, raw: str, now_ms: float
+) -> StoredMemory | CorruptRow:
+    """One ``memories`` row, validated, typed and with its stored object."""
+    data = _validated(row_id, scope, hash_, raw)
+    return data if isinstance(data, CorruptRow) else memory_from_data(data, now_ms)
+
+
+def parse_listed_row(
+    row_id: str, scope: str, hash_: str, raw: str, now_ms: float
+) -> Memory | CorruptRow:
+    """One ``memories`` row, validated and typed, its stored object let go."""
+    data = _validated(row_id, scope, hash_, raw)
+    return data if isinstance(data, CorruptRow) else listed_from_data(data, now_ms)
 
 
 def parse_event_row(rowid: int, row_id: str, scope: str, raw: str) -> Event | CorruptRow:

@@ -24,7 +24,7 @@ from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.recall_pane import RecallPane
 from memevo_tui.widgets.review_list import ReviewList
 from store import Memory, MemoryStore, fixed_clock
-from store.quality import quality
+from store.quality import quality_of
 
 from apphelpers import make_app, settle, wait_loaded
 from conftest import FIXTURE_NOW, ROOT
@@ -281,7 +281,7 @@ async def test_the_time_dial(realistic: Path) -> None:
     turning = {
         m.id
         for m in load.memories
-        if m.active and not m.quality.dormant and quality(m.data, later).dormant
+        if m.active and not m.quality.dormant and quality_of(m, later).dormant
     }
     assert turning  # the fixture has records that go dormant within 30 days
     target = next(m for m in load.memories if m.id in turning and m.kind == "project_state")

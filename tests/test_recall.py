@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from store import Memory, MemoryLoad, MemoryStore, fixed_clock
+from store import Memory, MemoryLoad, MemoryStore, StoredMemory, fixed_clock
 from store._js import fp, js_json, parse_ms
 from store.features import ICU_AVAILABLE, features, pasted_literals, query_features
 from store.recall import (
@@ -67,10 +67,10 @@ def reason_of(result: Recall, memory_id: str) -> str | None:
 def realistic_index(tmp_path_factory: pytest.TempPathFactory) -> RecallIndex:
     path = copy_fixture("realistic.sqlite", tmp_path_factory.mktemp("recall"))
 
-    async def load() -> MemoryLoad:
+    async def load() -> MemoryLoad[StoredMemory]:
         store = await MemoryStore.open(path, read_only=True, clock=fixed_clock(CASES["now"]))
         try:
-            return await store.load_memories()
+            return await store.load_stored()
         finally:
             await store.close()
 
@@ -386,8 +386,9 @@ def test_an_updated_index_answers_as_one_built_from_scratch(
         c.memory for c in realistic_index.recall("cart api loki kyverno", explain=None).left_out
     ]
     assert len(memories) >= 8
-    changed = []
+    changed: list[Memory] = []
     for n, m in enumerate(memories[:8]):
+        assert isinstance(m, StoredMemory)  # the index was built from stored records
         data = dict(m.data)
         if n % 3 == 0:
             data["content"] = m.content + " Kyverno guards it."
@@ -396,7 +397,7 @@ def test_an_updated_index_answers_as_one_built_from_scratch(
         else:
             data["layer"] = "pinned"
         row = parse_memory_row(m.id, m.scope, fp(data["content"]), js_json(data), NOW_MS)
-        assert isinstance(row, Memory)
+        assert isinstance(row, StoredMemory)
         changed.append(row)
     changed.append(mem("new1", "Kyverno audits the cart API nightly.", scope=memories[0].scope))
     incremental = realistic_index.updated(changed)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from store import Busy, Changed, Memory, MemoryStore, Refused
+from store import Busy, Changed, MemoryStore, Refused, StoredMemory
 from store._js import fp
 from store.validate import event_problem, record_problem
 
@@ -52,8 +52,8 @@ async def _revalidate(path: Path) -> None:
         assert event_problem(json.loads(raw), eid, scope) is None, eid
 
 
-async def _active(store: MemoryStore, **where: Any) -> Memory:
-    load = await store.load_memories()
+async def _active(store: MemoryStore, **where: Any) -> StoredMemory:
+    load = await store.load_stored()
     for m in load.memories:
         if m.active and all(getattr(m, k) == v for k, v in where.items()):
             return m

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from store import CorruptRow, Event, Memory
+from store import CorruptRow, Event, Memory, StoredMemory
 from store._js import parse_ms
 from store.features import ICU_AVAILABLE
 from store.recall import REASONS, STATUS_REASONS, TOOL_NO_MATCH, Candidate, DigestLine, Recall
@@ -21,8 +21,12 @@ PURPOSES = {
 }
 
 
-def record_json(memory: Memory) -> dict[str, Any]:
+def record_json(memory: StoredMemory) -> dict[str, Any]:
     return {"memory": memory.data, "quality": memory.quality.as_json()}
+
+
+Stored = Mapping[str, StoredMemory]
+"""The records as stored, by id: what JSON output prints for a record chosen by id."""
 
 
 def list_order(memories: list[Memory]) -> list[Memory]:
@@ -70,12 +74,12 @@ def print_memory(m: Memory, o: Output) -> None:
     o.line(f"{'content':>13}:\n{visible(m.content, keep_newlines=True)}")
 
 
-def recall_json(result: Recall, lines: Sequence[DigestLine] = ()) -> dict[str, Any]:
+def recall_json(result: Recall, stored: Stored, lines: Sequence[DigestLine] = ()) -> dict[str, Any]:
     """``{"selected": [...records with score and rankScore...], "excluded": [{id, reason}]}``,
     and for the tool, the ``text`` it returns and how many records it names."""
     out: dict[str, Any] = {
         "selected": [
-            {**record_json(c.memory), "score": c.score, "rankScore": c.rank_score}
+            {**record_json(stored[c.memory.id]), "score": c.score, "rankScore": c.rank_score}
             for c in result.selected
         ],
         "excluded": [{"id": c.memory.id, "reason": c.reason} for c in result.left_out],

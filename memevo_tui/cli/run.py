@@ -8,7 +8,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from store import Event, MemoryStore, Refused, StoreError
+from store import Event, Memory, MemoryStore, Refused, StoreError
 from store.recall import TOOL_QUERY_MAX, Purpose, RecallIndex, digest
 from store.status import status as status_report
 
@@ -51,7 +51,8 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
         r = await status_report(store)
         o.json(status_json(r)) if args.json else print_status(r, o)
         return EXIT_OK
-    load = await store.load_memories()
+    load = await store.load_stored()
+    stored = {m.id: m for m in load.memories}
     if load.corrupt:
         o.note(f"memevo-tui: {len(load.corrupt)} corrupt row(s) left out")
     if verb in ("recall", "explain"):
@@ -64,14 +65,14 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
             words, purpose=purpose, limit=limit, explain=None
         )
         lines = digest(result) if purpose == "tool" else ()
-        o.json(recall_json(result, lines)) if args.json else print_recall(result, o, lines)
+        o.json(recall_json(result, stored, lines)) if args.json else print_recall(result, o, lines)
         return EXIT_OK
     if verb == "list":
         f = parse_filter(args.filter)
         if f.errors:
             raise CannotRun(f"--filter: {'; '.join(f.errors)}")
         show_hidden = args.all or f.names_hidden
-        rows = [
+        rows: list[Memory] = [
             m
             for m in load.memories
             if (show_hidden or m.status not in HIDDEN_STATUSES) and matches(m, f)
@@ -82,7 +83,7 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
     else:  # search
         rows = RecallIndex(load.memories).recall(" ".join(args.query), limit=args.limit).memories
     if args.json:
-        o.json([record_json(m) for m in rows])
+        o.json([record_json(stored[m.id]) for m in rows])
     else:
         print_table(rows, o)
     return EXIT_OK
