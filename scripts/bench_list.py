@@ -46,6 +46,20 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 
 def peak_mb() -> float:
+    """This process's own peak resident memory.
+
+    ``VmHWM`` belongs to the process's address space. ``getrusage``'s ``ru_maxrss``
+    does not do: Linux carries it over from the parent through fork and exec, so a
+    child of a parent that built a 100,000-record store would inherit the parent's
+    peak (it floored every figure here at the builder's 126 MB).
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
