@@ -59,6 +59,7 @@ class Quality(NamedTuple):
     A named tuple, not a dataclass: every load builds one per record, and at
     100,000 records a tuple is a third of the memory of an instance with a
     ``__dict__`` and several times faster to build than a frozen slotted one.
+    What follows from its fields (the days left) is computed when asked.
     """
 
     basis: str
@@ -72,8 +73,20 @@ class Quality(NamedTuple):
     utility: float
     accuracy: float
     factor: float
-    days_until_aging: float | None
-    days_until_dormant: float | None
+    horizon: float | None
+    """Days after its confirmation when the record goes dormant (None: pinned, never)."""
+
+    @property
+    def days_until_aging(self) -> float | None:
+        """Days until it turns aging, at half the horizon (0 once it has)."""
+        h = self.horizon
+        return None if h is None else max(0.0, h / 2 - self.age_days)
+
+    @property
+    def days_until_dormant(self) -> float | None:
+        """Days until it goes dormant (0 once it has)."""
+        h = self.horizon
+        return None if h is None else max(0.0, h - self.age_days)
 
     def as_json(self) -> dict[str, Any]:
         """The §3.2 object with upstream's field names and order (numbers as JS prints them)."""

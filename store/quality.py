@@ -25,6 +25,10 @@ _PRIORITY: dict[str, dict[str, int]] = {
 }
 
 
+_WEIGHTS = tuple(1 + 0.04 * priority for priority in range(5))
+"""The evidence weight by priority (one float object each, shared by every record)."""
+
+
 def evidence_priority(kind: str, basis: str | None) -> int:
     if basis is None:
         return 0
@@ -46,7 +50,7 @@ def quality(data: dict[str, Any], now_ms: float) -> Quality:
     evidence = data.get("evidence")
     if not isinstance(evidence, dict):
         evidence = {}
-    return _quality(
+    return compute_quality(
         data["kind"],
         data.get("updatedAt"),
         data.get("reinforcedAt"),
@@ -62,7 +66,7 @@ def quality(data: dict[str, Any], now_ms: float) -> Quality:
 def quality_of(memory: Memory, now_ms: float) -> Quality:
     """``memoryQuality`` of a typed record at another moment (the time dial)."""
     evidence = memory.evidence
-    return _quality(
+    return compute_quality(
         memory.kind,
         memory.updated_at,
         memory.reinforced_at,
@@ -75,7 +79,7 @@ def quality_of(memory: Memory, now_ms: float) -> Quality:
     )
 
 
-def _quality(
+def compute_quality(
     kind: str,
     updated_at: Any,
     reinforced_at: Any,
@@ -86,6 +90,7 @@ def _quality(
     accuracy_verdict: str | None,
     now_ms: float,
 ) -> Quality:
+    """``memoryQuality`` from the parts of a record it reads."""
     half_life, floor, dormant_days = POLICY[kind]
     updated = parse_ms(updated_at) or 0.0
     reinforced = parse_ms(reinforced_at) or 0.0
@@ -104,8 +109,7 @@ def _quality(
         freshness = floor + (1 - floor) * 2 ** (-age_days / half_life)
     dormant = (not pinned) and age_days > dormant_days
     aging = (not pinned) and age_days > dormant_days / 2
-    priority = evidence_priority(kind, basis_raw)
-    evidence_weight = 1 + 0.04 * priority
+    evidence_weight = _WEIGHTS[evidence_priority(kind, basis_raw)]
     utility = 1.05 if utility_verdict == "useful" else 0.9 if utility_verdict == "unhelpful" else 1
     accuracy = (
         1.05 if accuracy_verdict == "accurate" else 0.5 if accuracy_verdict == "incorrect" else 1
@@ -123,8 +127,7 @@ def _quality(
         utility,
         accuracy,
         factor,
-        None if pinned else max(0.0, dormant_days / 2 - age_days),
-        None if pinned else max(0.0, dormant_days - age_days),
+        None if pinned else dormant_days,
     )
 
 

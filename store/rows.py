@@ -8,7 +8,7 @@ from typing import Any
 
 from ._js import fp
 from .model import CorruptRow, Event, Evidence, Memory, ModelCall, Signal, Source, StoredMemory
-from .quality import quality
+from .quality import compute_quality
 from .validate import event_problem, record_problem
 
 # §2.8.6: fixed pause terms; the budget terms come from recovery.json (defaults here).
@@ -17,58 +17,85 @@ DEFAULT_SOURCE_CALLS = 4
 DEFAULT_SOURCE_TIME_MS = 300_000
 
 
+def _interned(value: str | None) -> str | None:
+    return None if value is None else intern(value)
+
+
 def _signal(feedback: Any, slot: str) -> Signal | None:
     if not isinstance(feedback, dict):
         return None
     s = feedback.get(slot)
     if not isinstance(s, dict):
         return None
-    return Signal(verdict=intern(s["verdict"]), source_id=s.get("sourceId", ""), at=s.get("at", ""))
+    return Signal(
+        verdict=intern(s["verdict"]),
+        source_id=intern(s.get("sourceId", "")),
+        at=intern(s.get("at", "")),
+    )
 
 
 def _fields(data: dict[str, Any], now_ms: float) -> tuple[Any, ...]:
     """The typed fields of an already validated record dict.
 
-    The words from small vocabularies (kind, status, layer, origin, evidence basis and
-    method, verdicts) are interned: ``json.loads`` makes a fresh string for every value,
-    and at 100,000 records those copies would cost tens of megabytes.
+    ``json.loads`` makes a fresh string for every value, and at 100,000 records the
+    copies of equal values would cost tens of megabytes. So the values that repeat are
+    interned: the words of small vocabularies (kind, status, layer, origin, evidence
+    basis and method, verdicts), the times (a learning run stamps many records with
+    one time; evidence is usually as old as the record) and the source ids (evidence
+    usually names the record's own source entry).
     """
     ev = data.get("evidence")
     evidence = (
         Evidence(
             basis=intern(ev["basis"]),
             method=intern(ev["method"]),
-            source_id=ev["sourceId"],
-            at=ev["at"],
+            source_id=intern(ev["sourceId"]),
+            at=intern(ev["at"]),
         )
         if isinstance(ev, dict)
         else None
     )
     feedback = data.get("feedback")
+    utility = _signal(feedback, "utility")
+    accuracy = _signal(feedback, "accuracy")
+    kind = intern(data["kind"])
+    updated_at = intern(data["updatedAt"])
+    reinforced_at = _interned(data.get("reinforcedAt"))
+    layer = intern(data["layer"])
     return (  # in the order of Memory's fields
         data["id"],
-        intern(data["kind"]),
+        kind,
         data["content"],
         intern(data["scope"]),
-        data["sourceEntryId"],
-        data["createdAt"],
-        data["updatedAt"],
+        intern(data["sourceEntryId"]),
+        intern(data["createdAt"]),
+        updated_at,
         data["revision"],
-        intern(data["layer"]),
+        layer,
         intern(data["status"]),
         evidence,
-        _signal(feedback, "utility"),
-        _signal(feedback, "accuracy"),
+        utility,
+        accuracy,
         tuple(data.get("searchTerms") or ()),
         tuple(data.get("suppressedHashes") or ()),
-        data.get("reinforcedAt"),
-        quality(data, now_ms),
+        reinforced_at,
+        compute_quality(  # from the interned strings: confirmedAt is one of them
+            kind,
+            updated_at,
+            reinforced_at,
+            layer == "pinned",
+            evidence.basis if evidence else None,
+            evidence.method if evidence else None,
+            utility.verdict if utility else None,
+            accuracy.verdict if accuracy else None,
+            now_ms,
+        ),
     )
 
 
 def memory_from_data(data: dict[str, Any], now_ms: float) -> StoredMemory:
     """A typed record, with its stored object, from an already validated record dict."""
-    return StoredMemory(*_fields(data, now_ms) + (data,))
+    return StoredMemory(*(*_fields(data, now_ms), data))
 
 
 def listed_from_data(data: dict[str, Any], now_ms: float) -> Memory:
