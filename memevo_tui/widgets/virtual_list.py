@@ -131,6 +131,7 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         self.sort_descending = True
         self.empty_text = "Nothing to show."
         self._cache: OrderedDict[tuple[int, int, bool], Strip] = OrderedDict()
+        self._styles_memo: dict[str, Style] = {}
         self._flashing: set[str] = set()
         self._positions: dict[str, int] | None = None  # row key -> index, built on demand
 
@@ -325,7 +326,15 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         """A component class's style, its colour resolved as Textual resolves widget
         text: ``auto`` colours contrast with the background and translucent ones are
         blended onto it (a Rich style can do neither, so theme colours such as
-        ``$text-muted``, ``auto 60%``, would otherwise come out white on light themes)."""
+        ``$text-muted``, ``auto 60%``, would otherwise come out white on light themes).
+
+        Kept until the styles change, as the drawn lines are (``notify_style_update``)."""
+        style = self._styles_memo.get(suffix)
+        if style is None:
+            style = self._styles_memo[suffix] = self._component_style(suffix)
+        return style
+
+    def _component_style(self, suffix: str) -> Style:
         name = f"{self.CLASS_PREFIX}--{suffix}"
         style = self.get_component_rich_style(name, partial=True)
         styles = self.get_component_styles(name)
@@ -342,6 +351,7 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._cache.clear()
+        self._styles_memo.clear()
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
