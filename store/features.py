@@ -15,6 +15,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 from functools import lru_cache
+from sys import intern
 
 from ._js import _JS_WS, JS_SPACE, clip_bytes, js_len, js_trim
 from .redact import redact
@@ -223,8 +224,8 @@ def literal_clean(match: str) -> str:
 
 def _add_literal(result: Features, match: str) -> None:
     clean = literal_clean(match)
-    result[f"literal:{clean}"] = None
-    result[f"literal:{clean.split('/')[-1]}"] = None
+    result[intern(f"literal:{clean}")] = None
+    result[intern(f"literal:{clean.split('/')[-1]}")] = None
 
 
 def features(text: str, include_single: bool = False) -> Features:
@@ -234,6 +235,10 @@ def features(text: str, include_single: bool = False) -> Features:
 
 @lru_cache(maxsize=200_000)
 def _cached_features(text: str, include_single: bool) -> tuple[str, ...]:
+    return _features(text, include_single)
+
+
+def _features(text: str, include_single: bool) -> tuple[str, ...]:
     result: Features = {}
     prose = _REDACTED_MARK.sub(" ", redact(text))
 
@@ -258,7 +263,8 @@ def _cached_features(text: str, include_single: bool) -> tuple[str, ...]:
     for word in _words(prose):
         # len() counts code points, never more than UTF-16 units: a cheap first test
         if (include_single or len(word) >= 2 or js_len(word) >= 2) and word not in STOP_WORDS:
-            result[word] = None
+            # interned: an index of 100,000 records holds each word once, not once a record
+            result[intern(word)] = None
     return tuple(result)
 
 
@@ -269,7 +275,8 @@ def document_features(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=200_000)
 def _document_features(text: str) -> frozenset[str]:
-    return frozenset(_cached_features(text, False))
+    # Not through _cached_features: its tuple would be a second copy of every set.
+    return frozenset(_features(text, False))
 
 
 def feature_offset(text: str, feature: str) -> int:

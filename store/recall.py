@@ -18,6 +18,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Literal
 
 from ._js import JS_SPACE, clip_bytes, fp, js_json, js_trim, parse_ms, utf8_len
@@ -159,7 +160,9 @@ class _Doc:
     pinned: bool
 
 
+@lru_cache(maxsize=4_096)
 def _origin(scope: str) -> frozenset[str]:
+    """An origin's words: one set per origin, shared by its records."""
     if scope == "legacy":
         return frozenset()
     words = document_features(scope) | document_features(_SCOPE_SPLIT.split(scope)[-1])
