@@ -3,19 +3,32 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import sqlite3
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from store import CannotOpen, CorruptRow, Event, MemoryStore, ReadOnly, Refused, UnsupportedSchema
+from store import (
+    CannotOpen,
+    CorruptRow,
+    Event,
+    Memory,
+    MemoryLoad,
+    MemoryStore,
+    ReadOnly,
+    Refused,
+    UnsupportedSchema,
+)
+from store.reads import Reads
 from store.status import status
 
-from conftest import FIXTURES
+from conftest import FIXTURES, copy_fixture
 
 FUTURE_SHA = "c602e7cd6603030e16084b1d6011bb52ffe4231a6025d3c8ffe4ed052e1f087c"
 
@@ -183,3 +196,73 @@ async def test_change_signal_sees_other_connections_only(realistic: Path) -> Non
         other.close()
         assert await store.changed() is True
         assert await store.changed() is False
+
+
+def _listed(load: MemoryLoad[Memory]) -> list[tuple[object, ...]]:
+    return [
+        (m.id, m.kind, m.content, m.scope, m.updated_at, m.reinforced_at, m.layer, m.quality)
+        for m in load.memories
+    ]
+
+
+@pytest.mark.parametrize("name", ["realistic", "hostile"])
+async def test_a_load_in_slices_reads_what_one_statement_reads(
+    name: str, tmp_path: Path, fixture_clock: Callable[[], float]
+) -> None:
+    path = copy_fixture(f"{name}.sqlite", tmp_path)
+    async with await MemoryStore.open(path, read_only=True, clock=fixture_clock) as store:
+        whole = await store.load_memories()
+        stored = await store.load_stored()
+        for size in (1, 7, 2_000):
+            sliced = await store.load_memories(yield_every=size)
+            assert _listed(sliced) == _listed(whole), size
+            assert [(c.id, c.reason) for c in sliced.corrupt] == [
+                (c.id, c.reason) for c in whole.corrupt
+            ]
+    assert _listed(stored) == _listed(whole)
+    rows = dict(sqlite3.connect(path).execute("SELECT id, data FROM memories").fetchall())
+    assert all(m.data == json.loads(rows[m.id]) for m in stored.memories)
+    assert not any(hasattr(m, "data") for m in whole.memories)  # listed records keep no JSON
+
+
+async def test_a_commit_between_slices_is_neither_doubled_nor_lost(
+    realistic: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process commits while the rows are read slice by slice: it rewrites a
+    record already read and one not yet read (upserts keep their rowids) and adds one."""
+    ids = [
+        r[0] for r in sqlite3.connect(realistic).execute("SELECT id FROM memories ORDER BY rowid")
+    ]
+    early, late = ids[3], ids[-3]
+    parse = Reads._parse_rows
+    calls = 0
+
+    def parse_then_commit(*args: Any) -> None:
+        nonlocal calls
+        parse(*args)
+        calls += 1
+        if calls == 1:  # pi commits after the first slice
+            with sqlite3.connect(realistic) as other:
+                for memory_id in (early, late):
+                    other.execute(
+                        "UPDATE memories SET data = json_set(data, '$.layer', 'pinned') "
+                        "WHERE id = ?",
+                        (memory_id,),
+                    )
+                other.execute(
+                    "INSERT INTO memories SELECT 'added-1', scope, hash, "
+                    "json_set(data, '$.id', 'added-1') FROM memories WHERE id = ?",
+                    (late,),
+                )
+
+    monkeypatch.setattr(Reads, "_parse_rows", staticmethod(parse_then_commit))
+    async with await MemoryStore.open(realistic, read_only=True) as store:
+        await store.changed()  # the baseline, before the first slice, as the app takes it
+        load = await store.load_memories(yield_every=50)
+        assert calls > 2
+        got = [m.id for m in load.memories]
+        assert len(got) == len(set(got)) == len(ids) + 1  # each once, the new one too
+        by_id = {m.id: m for m in load.memories}
+        assert by_id[early].layer == "durable"  # read before the commit
+        assert by_id[late].layer == "pinned" and "added-1" in by_id  # read after it
+        assert await store.changed()  # so the live refresh re-reads what changed
