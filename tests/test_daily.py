@@ -457,3 +457,47 @@ async def test_a_half_typed_filter_that_settles_late_never_replaces_the_whole_on
         assert app.state.view.query == "origin:infra"
         shown = app.screen.query_one("#memory-list", MemoryList).rows
         assert shown and all(r.scope.endswith("/infra") for r in shown if isinstance(r, Memory))
+
+
+async def test_detail_fields_draw_as_the_rich_grid_draws_them(
+    realistic: Path, hostile: Path
+) -> None:
+    """The detail's label/value columns are drawn without building a Rich table on
+    every redraw; they must come out cell for cell as the table would draw them
+    (hostile text included), at every width, falling back to the table itself
+    where a word does not fit."""
+    from rich.console import Console
+
+    from memevo_tui.widgets import memory_detail
+
+    built: list[Any] = []
+
+    class Recorded(memory_detail._Fields):
+        def __init__(self) -> None:
+            super().__init__()
+            built.append(self)
+
+    def cells(console: Console, renderable: Any) -> list[list[tuple[str, str]]]:
+        return [
+            [(ch, str(seg.style or "")) for seg in line for ch in seg.text]
+            for line in console.render_lines(renderable, console.options, pad=False)
+        ]
+
+    clock = fixed_clock(FIXTURE_NOW)
+    records: list[Memory] = []
+    for path, step in ((realistic, 6), (hostile, 1)):  # every hostile record
+        async with await MemoryStore.open(path, read_only=True, clock=clock) as store:
+            records += (await store.load_memories()).memories[::step]
+    original = memory_detail._Fields
+    memory_detail._Fields = Recorded  # type: ignore[misc]
+    try:
+        for m in records:
+            memory_detail.describe_fields(m)
+            memory_detail.describe_more(m)
+    finally:
+        memory_detail._Fields = original  # type: ignore[misc]
+    assert len(built) == 2 * len(records)
+    for fields in built:
+        for width in (8, 14, 47, 48, 100):
+            console = Console(width=width, color_system=None)
+            assert cells(console, fields) == cells(console, fields._as_table()), width

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 
-from rich.console import Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.segment import Segment
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual import work
@@ -37,18 +40,66 @@ def _days(value: float | None) -> str:
 
 
 class _Fields:
-    """Labels on the left, plain values wrapping in their own column on the right."""
+    """Labels on the left, plain values wrapping in their own column on the right.
+
+    Drawn as a two-column ``Table.grid`` draws it, without building one: the pane
+    is laid out and painted again on every move of the cursor, and a Rich table
+    measures and renders each of its cells every time (most of a redraw). Where
+    a value holds a word too long for its column, the table itself draws it.
+    """
+
+    LABEL_WIDTH = 12
 
     def __init__(self) -> None:
-        self.table = Table.grid(padding=(0, 1))
-        self.table.add_column(justify="right", style="bold", min_width=12, no_wrap=True)
-        self.table.add_column(ratio=1)
+        self.rows: list[tuple[str, Text]] = []
 
     def __call__(self, label: str, value: str, style: str = "") -> None:
-        self.table.add_row(label, Text(visible(value), style=style))
+        self.rows.append((label, Text(visible(value), style=style)))
 
     def gap(self) -> None:
-        self.table.add_row("", "")
+        self.rows.append(("", Text("")))
+
+    @property
+    def table(self) -> _Fields:
+        return self
+
+    def _as_table(self) -> Table:
+        table = Table.grid(padding=(0, 1))
+        table.add_column(justify="right", style="bold", min_width=self.LABEL_WIDTH, no_wrap=True)
+        table.add_column(ratio=1)
+        for label, value in self.rows:
+            table.add_row(label, value)
+        return table
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        left = max(self.LABEL_WIDTH, *(cell_len(label) for label, _ in self.rows)) + 1
+        room = options.max_width - left
+        widest = max((value.cell_len for _, value in self.rows), default=0)
+        longest_word = max(
+            (cell_len(word) for _, value in self.rows for word in value.plain.split()),
+            default=0,
+        )
+        if room < 1 or longest_word > room or "\n" in "".join(v.plain for _, v in self.rows):
+            yield self._as_table()
+            return
+        width = min(room, widest)
+        bold = Style.parse("bold")
+        blank = Segment(" " * left, bold)
+        new_line = Segment.line()
+        for label, value in self.rows:
+            head = Segment(" " * (left - 1 - cell_len(label)) + label + " ", bold)
+            lines: list[Text] = (
+                list(value.wrap(console, width, justify="left", overflow="ellipsis"))
+                if width
+                else []
+            )
+            for n, line in enumerate(lines or [Text("")]):
+                yield head if n == 0 else blank
+                yield from line.render(console)
+                pad = width - line.cell_len
+                if pad > 0:
+                    yield Segment(" " * pad)
+                yield new_line
 
 
 def describe(row: Memory | CorruptRow | None) -> Text:
