@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._js import is_canonical_iso, iso, parse_ms
-from .model import Memory, Quality
+from .model import Evidence, Memory, Quality, Signal
 
 DAY_MS = 86_400_000
 
@@ -65,16 +65,32 @@ def quality(data: dict[str, Any], now_ms: float) -> Quality:
 
 def quality_of(memory: Memory, now_ms: float) -> Quality:
     """``memoryQuality`` of a typed record at another moment (the time dial)."""
-    evidence = memory.evidence
+    m = memory
+    return typed_quality(
+        m.kind, m.updated_at, m.reinforced_at, m.layer, m.evidence, m.utility, m.accuracy, now_ms
+    )
+
+
+def typed_quality(
+    kind: str,
+    updated_at: str,
+    reinforced_at: str | None,
+    layer: str,
+    evidence: Evidence | None,
+    utility: Signal | None,
+    accuracy: Signal | None,
+    now_ms: float,
+) -> Quality:
+    """``memoryQuality`` from a record's typed fields (before or after it is built)."""
     return compute_quality(
-        memory.kind,
-        memory.updated_at,
-        memory.reinforced_at,
-        memory.layer == "pinned",
+        kind,
+        updated_at,
+        reinforced_at,
+        layer == "pinned",
         evidence.basis if evidence else None,
         evidence.method if evidence else None,
-        memory.utility.verdict if memory.utility else None,
-        memory.accuracy.verdict if memory.accuracy else None,
+        utility.verdict if utility else None,
+        accuracy.verdict if accuracy else None,
         now_ms,
     )
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ._js import fp
 from .model import CorruptRow, Event, Evidence, Memory, ModelCall, Signal, Source, StoredMemory
-from .quality import compute_quality
+from .quality import typed_quality
 from .validate import event_problem, record_problem
 
 # §2.8.6: fixed pause terms; the budget terms come from recovery.json (defaults here).
@@ -79,17 +79,8 @@ def _fields(data: dict[str, Any], now_ms: float) -> tuple[Any, ...]:
         tuple(data.get("searchTerms") or ()),
         tuple(data.get("suppressedHashes") or ()),
         reinforced_at,
-        compute_quality(  # from the interned strings: confirmedAt is one of them
-            kind,
-            updated_at,
-            reinforced_at,
-            layer == "pinned",
-            evidence.basis if evidence else None,
-            evidence.method if evidence else None,
-            utility.verdict if utility else None,
-            accuracy.verdict if accuracy else None,
-            now_ms,
-        ),
+        # from the interned strings: confirmedAt is one of them
+        typed_quality(kind, updated_at, reinforced_at, layer, evidence, utility, accuracy, now_ms),
     )
 
 
