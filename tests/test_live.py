@@ -249,3 +249,35 @@ async def test_a_confirmation_stamp_shows_live_though_it_writes_no_event(realist
         shown = row(app, memory_id)
         assert shown is None or shown.reinforced_at == stamp  # the list shows the new version
         assert app.state.last_rowid == events_before  # no event was written for it
+
+
+async def test_a_live_change_reads_nothing_for_hidden_views(
+    realistic: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once visited, the Review and Learning views go back to reading only when shown:
+    a commit by pi while they are hidden costs no read of every source (the review
+    queue reads them all), and showing them again reads the queue afresh."""
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        for key in ("w", "l", "m"):  # visit the review queue and the learning view
+            await pilot.press(key)
+            await settle(pilot)
+        store = app.state.store
+        assert store is not None
+        reads: list[int | None] = []
+        sources = store.sources
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            reads.append(kwargs.get("limit"))
+            return await sources(*args, **kwargs)
+
+        monkeypatch.setattr(store, "sources", counted)
+        await asyncio.to_thread(pin_elsewhere, realistic, DURABLE)
+        await until(pilot, lambda: (r := row(app, DURABLE)) is not None and r.pinned, "the pin")
+        await settle(pilot)
+        assert reads == []
+        await pilot.press("l")
+        await settle(pilot)
+        assert reads  # shown again: the queue is read afresh
+        assert len(app.query_one(SourceList).rows) == 118

@@ -101,7 +101,8 @@ class LearningView(FilteringView):
         self.load_sources()
 
     def state_changed(self, change: Change) -> None:
-        if isinstance(change, LiveChanged) and (self.active or self.summary):
+        # Hidden, it reads nothing: showing it reads the queue again (``activated``).
+        if isinstance(change, LiveChanged) and self.active:
             self.load_sources()
         elif isinstance(change, Dialed):
             self._show()

@@ -50,7 +50,6 @@ class ReviewView(FilteringView):
         self.sources: dict[str, Source] = {}
         self.pairs: Sequence[tuple[str, str]] = ()
         self.queue: list[Item] = []
-        self._read = False  # the sources and pairs were read at least once
 
     def compose(self) -> ComposeResult:
         yield Static(id="review-counts", markup=False)
@@ -67,13 +66,14 @@ class ReviewView(FilteringView):
         self.read_context()
 
     def state_changed(self, change: Change) -> None:
-        if isinstance(change, Failed):
+        # Hidden, it builds nothing (the queue reads every record and source): showing
+        # it reads them again (``activated``).
+        if isinstance(change, Failed) or not self.active:
             return
-        if self.active or self._read:
-            if isinstance(change, Dialed):
-                self.rebuild()
-            else:
-                self.read_context()  # a write or a live change: pairs and sources may move
+        if isinstance(change, Dialed):
+            self.rebuild()
+        else:
+            self.read_context()  # a write or a live change: pairs and sources may move
 
     @property
     def busy(self) -> bool:
@@ -93,7 +93,7 @@ class ReviewView(FilteringView):
         self.post_message(self.Context(sources, pairs))
 
     def on_review_view_context(self, message: Context) -> None:
-        self.sources, self.pairs, self._read = message.sources, message.pairs, True
+        self.sources, self.pairs = message.sources, message.pairs
         self.rebuild()
 
     def rebuild(self) -> None:
