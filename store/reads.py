@@ -380,12 +380,15 @@ class Reads(StoreBase):
         return out
 
     async def conflict_pairs(self) -> list[tuple[str, str]]:
-        """The records each ``conflict`` event quarantined together (§4.7), oldest first."""
+        """The records each ``conflict`` event quarantined together (§4.7), oldest first.
+
+        An event row that is not JSON is passed over, as every read passes over a
+        corrupt row (``json_extract`` alone would fail the whole query on it)."""
         async with self._reading() as db:
             rows = await (
                 await db.execute(
-                    "SELECT rowid, id, scope, data FROM events "
-                    "WHERE json_extract(data, '$.reason') = 'conflict' ORDER BY rowid"
+                    "SELECT rowid, id, scope, data FROM events WHERE CASE WHEN json_valid(data) "
+                    "THEN json_extract(data, '$.reason') END = 'conflict' ORDER BY rowid"
                 )
             ).fetchall()
         pairs = []

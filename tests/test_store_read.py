@@ -107,6 +107,7 @@ async def test_hostile_corrupt_rows_are_reported_not_raised(hostile: Path) -> No
         bad = [e for e in events if isinstance(e, CorruptRow)]
         assert [e.id for e in bad] == ["corrupt-event-0001"]
         assert len(events) == 18
+        assert await store.conflict_pairs() == []  # the event that is not JSON is passed over
         with pytest.raises(Refused, match="Invalid memory record"):
             await store.memory("corrupt-hash-0001")
         with pytest.raises(Refused, match="Invalid memory record"):
