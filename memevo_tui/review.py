@@ -34,6 +34,10 @@ SOON_DAYS = 7.0
 LOW_FACTOR = 0.6
 OVERLAP = 0.7
 """Share of distinct words two texts of one origin have in common to count as near-duplicates."""
+RARE = 50
+"""A word in more records of an origin than this is not rare: near-duplicates are looked
+for through a record's rarest words only, and a common word would pair every record
+with every other (at 100,000 records of a few templates, hours of work)."""
 _WORD = re.compile(r"[\w.:/-]{2,}", re.UNICODE)
 
 
@@ -66,7 +70,8 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def _near_duplicates(active: Sequence[Memory]) -> Iterable[tuple[Memory, Memory, float]]:
-    """Pairs of one origin whose texts share most of their words (rare words first)."""
+    """Pairs of one origin whose texts share most of their words, found through each
+    text's three rarest words (those in at most ``RARE`` records of the origin)."""
     by_scope: dict[str, list[Memory]] = defaultdict(list)
     for m in active:
         by_scope[m.scope].append(m)
@@ -76,19 +81,23 @@ def _near_duplicates(active: Sequence[Memory]) -> Iterable[tuple[Memory, Memory,
         for i, bag in enumerate(bags):
             for w in bag:
                 postings[w].append(i)
-        seen: set[tuple[int, int]] = set()
+        seen: set[tuple[int, int]] = set()  # the pairs found (few), not every pair tried
         for i, bag in enumerate(bags):
             if len(bag) < 4:
                 continue
             for w in sorted(bag, key=lambda w: len(postings[w]))[:3]:  # its rarest words
+                if len(postings[w]) > RARE:
+                    break  # the rest are commoner still
                 for j in postings[w]:
                     pair = (min(i, j), max(i, j))
                     if j == i or pair in seen:
                         continue
+                    share = overlap(bags[pair[0]], bags[pair[1]])
+                    if share < OVERLAP:
+                        continue
                     seen.add(pair)
                     a, b = group[pair[0]], group[pair[1]]
-                    share = overlap(bags[pair[0]], bags[pair[1]])
-                    if share >= OVERLAP and fp(a.content) != fp(b.content):
+                    if fp(a.content) != fp(b.content):
                         yield a, b, share
 
 

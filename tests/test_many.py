@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_app import DURABLE, event_count, stored
 from textual.widgets import TabbedContent
 
@@ -343,3 +344,35 @@ def test_the_cli_takes_as_of(realistic: Path) -> None:
         capture_output=True, text=True, cwd=ROOT, check=True,
     )  # fmt: skip
     assert dormant > sum(1 for r in json.loads(now.stdout) if r["quality"]["dormant"])
+
+
+async def test_near_duplicates_are_looked_for_through_rare_words_only(
+    realistic: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hundreds of records of one template (every word shared by more than ``RARE``
+    of them) are not paired with each other, which would cost the square of their
+    number; two records that share their rare words still are."""
+    from dataclasses import replace
+
+    from memevo_tui import review
+
+    async with await MemoryStore.open(realistic, read_only=True) as store:
+        base = next(m for m in (await store.load_memories()).memories if m.active)
+    template = "the nightly build deploys the cart service to staging"
+    records = [replace(base, id=f"t{i}", content=f"{template} w{i}") for i in range(400)]
+    records += [
+        replace(base, id="a", content="kyverno audits the cart api quotas nightly at two"),
+        replace(base, id="b", content="kyverno audits the cart api quotas nightly at three"),
+    ]
+    tried = 0
+    share = review.overlap
+
+    def counted(x: frozenset[str], y: frozenset[str]) -> float:
+        nonlocal tried
+        tried += 1
+        return share(x, y)
+
+    monkeypatch.setattr(review, "overlap", counted)
+    pairs = [(a.id, b.id) for a, b, _ in review._near_duplicates(records)]
+    assert pairs == [("a", "b")]
+    assert tried < 10 * len(records)  # not one per pair of the 400 (79,800)
