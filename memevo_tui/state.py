@@ -185,8 +185,7 @@ class DashboardState:
         if total > FIRST_PAGE_THRESHOLD:
             await first_page(await store.recent_memories(FIRST_PAGE), total)
         last_rowid = await store.last_event_rowid()
-        self.done_sources = await store.done_sources()
-        self.done_source_rowids = await store.done_source_rowids()
+        self.saw_done_sources(await store.done_sources(), await store.done_source_rowids())
         await store.changed()  # the change signal's baseline is this read
         return await store.load_memories(yield_every=2_000), last_rowid
 
@@ -309,7 +308,8 @@ class DashboardState:
         self._tell(LiveChanged(tuple(events), tuple(self._put(rows))))
 
     def saw_done_sources(self, signature: tuple[int, int], rowids: frozenset[int]) -> None:
-        """The live poller read the stamps of the sources done since (see ``live``)."""
+        """The done sources as of a read: the first read, or the live poller's once it
+        has read the stamps of those done since (see ``live``)."""
         self.done_sources, self.done_source_rowids = signature, rowids
 
     def fail(self, message: str, cause: str) -> None:
