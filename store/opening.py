@@ -144,8 +144,12 @@ async def _open_for_reading(
     try:
         await db.execute("SELECT 1 FROM sqlite_master LIMIT 1")
         return db, "", None
-    except (sqlite3.Error, OSError) as exc:
+    except BaseException as exc:
+        # Closed on every way out, cancellation included: an open connection's
+        # thread would keep the process from ever exiting.
         await db.close()
+        if not isinstance(exc, sqlite3.Error | OSError):
+            raise
         code = getattr(exc, "sqlite_errorcode", None)
         if _writable_dir(path) or code is None or code & 0xFF not in _NEEDS_A_WRITABLE_DIRECTORY:
             raise translate(exc, path) from exc

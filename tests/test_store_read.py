@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import aiosqlite
 import pytest
 
 from store import (
@@ -181,6 +183,49 @@ async def test_bad_paths_are_refused_without_creating_anything(tmp_path: Path, k
     with pytest.raises(CannotOpen):
         await MemoryStore.open(path)
     assert sorted(os.listdir(tmp_path)) == before
+
+
+@pytest.mark.parametrize("read_only", [False, True], ids=["writable", "read-only"])
+async def test_an_open_cancelled_at_any_step_leaves_no_connection(
+    realistic: Path, monkeypatch: pytest.MonkeyPatch, read_only: bool
+) -> None:
+    """A quit while the store is opening cancels the open: each connection it made
+    must be closed, or its (non-daemon) thread keeps the process from exiting."""
+    made: list[aiosqlite.Connection] = []
+    real_connect, real_execute = aiosqlite.connect, aiosqlite.Connection._execute
+    cancel_at: list[int] = []
+    calls = 0
+
+    def connect(*args: Any, **kwargs: Any) -> aiosqlite.Connection:
+        made.append(real_connect(*args, **kwargs))
+        return made[-1]
+
+    async def execute(self: aiosqlite.Connection, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls in cancel_at:  # a real cancellation, delivered at this very await
+            task = asyncio.current_task()
+            assert task is not None
+            task.cancel()
+        return await real_execute(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(aiosqlite, "connect", connect)
+    monkeypatch.setattr(aiosqlite.Connection, "_execute", execute)
+    async with await MemoryStore.open(realistic, read_only=read_only):
+        steps = calls
+    assert steps >= 3
+    for step in range(1, steps + 1):
+        made.clear()
+        calls, cancel_at[:] = 0, [step]
+        with pytest.raises(asyncio.CancelledError):
+            await MemoryStore.open(realistic, read_only=read_only)
+        assert made, step
+        for db in made:
+            db._thread.join(timeout=30)  # returns at once once the connection is closed
+        left = [i for i, db in enumerate(made) if db._thread.is_alive()]
+        for i in left:
+            made[i].stop()  # so that a failure here does not also hang the test run
+        assert not left, f"connection(s) {left} left open when cancelled at step {step}"
 
 
 async def test_change_signal_sees_other_connections_only(realistic: Path) -> None:
