@@ -14,14 +14,18 @@ import gc
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from store import Clock, CorruptRow, Event, Memory, MemoryLoad, MemoryStore, system_clock
 from store._js import fp, iso
 from store.quality import quality_of
-from store.recall import Purpose, Recall, RecallIndex
+from store.recall import Purpose, Recall
 
 from .appstate import AppState
 from .view import View
+
+if TYPE_CHECKING:
+    from store.index import RecallIndex
 
 Row = Memory | CorruptRow
 EventRow = Event | CorruptRow
@@ -238,8 +242,9 @@ class DashboardState:
         """Show every record as of ``when_ms`` (None: now). Nothing is written."""
         self.as_of = when_ms
         self.rows = at(self.rows, self.now())  # same rows, same order: positions hold
-        self._full_loads += 1  # the recall index is rebuilt with the new qualities
-        self._changed.clear()
+        # Every record's quality changed, none of its words: the recall index rewrites
+        # its columns and keeps its postings (no feature is extracted again).
+        self._changed.update((r.id, r) for r in self.rows if isinstance(r, Memory))
         self._tell(Dialed(when_ms))
 
     def write_refusal(self) -> str | None:
@@ -365,6 +370,8 @@ class DashboardState:
             or state[1] != full_loads
             or any(isinstance(r, CorruptRow) for r in pending.values())
         ):
+            from store.index import RecallIndex  # numpy: imported at the first recall
+
             memories = [r for r in self.rows if isinstance(r, Memory)]
             index = await asyncio.to_thread(RecallIndex, memories)
         else:

@@ -40,7 +40,7 @@ from synthetic import NOW_MS, TAIL, WORDS, build_synthetic
 
 from store import Memory, MemoryStore
 from store import features as feats
-from store.recall import RecallIndex
+from store.index import RecallIndex
 
 PARAGRAPH = (
     "The staging deploy failed again after the terraform change; can you check whether the "

@@ -268,6 +268,12 @@ def _features(text: str, include_single: bool) -> tuple[str, ...]:
     return tuple(result)
 
 
+def document_words(text: str) -> tuple[str, ...]:
+    """Document-side features in order, not cached: the recall index keeps them as
+    postings, so a cached set per record would be a second copy of every one."""
+    return _features(text, False)
+
+
 def document_features(text: str) -> frozenset[str]:
     """Document-side features as a set (membership only), cached by text."""
     return _document_features(text)

@@ -24,7 +24,7 @@ from .model import (
     Source,
     StoredMemory,
 )
-from .recall import Purpose, Recall, RecallIndex
+from .recall import Purpose, Recall
 from .rows import (
     MODEL_CALL_COLUMNS,
     SOURCE_COLUMNS,
@@ -276,6 +276,8 @@ class Reads(StoreBase):
         recent_user_turns: Sequence[str] = (),
     ) -> Recall:
         """The whole recall pipeline over the current records, every decision kept (§6)."""
+        from .index import RecallIndex  # numpy, imported only when a recall is asked for
+
         load = await self.load_memories()
         return RecallIndex(load.memories).recall(
             prompt, purpose=purpose, limit=limit, recent_user_turns=recent_user_turns

@@ -4,28 +4,33 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from store import Memory, MemoryLoad, MemoryStore, StoredMemory, fixed_clock
+from store import index as index_module
 from store._js import fp, js_json, parse_ms
 from store.features import ICU_AVAILABLE, features, pasted_literals, query_features
+from store.index import RecallIndex
+from store.quality import quality_of
 from store.recall import (
     DIGEST_HEADER_BYTES,
     REASONS,
     Purpose,
     Recall,
-    RecallIndex,
     digest,
     excerpt,
     resolve_plan,
 )
 from store.rows import parse_memory_row
 
-from conftest import FIXTURE_NOW, FIXTURES, copy_fixture
+from conftest import FIXTURE_NOW, FIXTURES, ROOT, copy_fixture
 
 NOW_MS = fixed_clock(FIXTURE_NOW)()
 PURPOSES: tuple[Purpose, ...] = ("search", "inject")
@@ -417,4 +422,38 @@ def test_an_updated_index_answers_as_one_built_from_scratch(
 
 
 def _all(index: RecallIndex) -> list[Memory]:
-    return [d.memory for d in index._docs]
+    return index.memories()
+
+
+def test_a_change_that_keeps_the_words_reuses_the_postings(
+    realistic_index: RecallIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pin, feedback or the time dial changes columns only: no feature is extracted
+    again, and the answers are those of an index built from scratch."""
+    memories = _all(realistic_index)
+    later = NOW_MS + 60 * 86_400_000
+    dialed = [replace(m, quality=quality_of(m, later)) for m in memories]
+    assert sum(m.quality.dormant for m in dialed) > sum(m.quality.dormant for m in memories)
+    extracted: list[str] = []
+    real = index_module.document_words
+    monkeypatch.setattr(index_module, "document_words", lambda t: extracted.append(t) or real(t))
+    incremental = realistic_index.updated(dialed)
+    assert extracted == []
+    assert len(incremental) == len(realistic_index)
+    rebuilt = RecallIndex(dialed)
+    for query in ("kyverno", "cart api", "loki retention", "grafana dashboard", "nightly"):
+        for purpose in PURPOSES:
+            a = incremental.recall(query, purpose=purpose, explain=None)
+            b = rebuilt.recall(query, purpose=purpose, explain=None)
+            assert [
+                (c.memory.id, c.reason, c.score, c.where) for c in (*a.selected, *a.left_out)
+            ] == [(c.memory.id, c.reason, c.score, c.where) for c in (*b.selected, *b.left_out)]
+
+
+def test_the_dashboard_starts_without_numpy() -> None:
+    """The recall index's numpy (over 100 ms to import) is paid at the first recall only."""
+    probe = "import sys, memevo_tui.app, memevo_tui.__main__; print('numpy' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert out.stdout.strip() == "False"

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from store import Event, Memory, MemoryStore, Refused, StoreError
-from store.recall import TOOL_QUERY_MAX, Purpose, RecallIndex, digest
+from store.recall import TOOL_QUERY_MAX, Purpose, digest
 from store.status import status as status_report
 
 from ..export import BadExport, ExportRequest, atomic_file, export, format_for
@@ -61,6 +61,8 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
         if purpose == "tool" and not 1 <= len(words.encode("utf-16-le")) // 2 <= TOOL_QUERY_MAX:
             raise CannotRun(f"memory_recall takes a query of 1 to {TOOL_QUERY_MAX} characters")
         limit = getattr(args, "limit", None)
+        from store.index import RecallIndex  # numpy: only the verbs that recall import it
+
         result = RecallIndex(load.memories).recall(
             words, purpose=purpose, limit=limit, explain=None
         )
@@ -81,6 +83,8 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
             rows = [m for m in rows if m.quality.dormant]
         rows = list_order(rows)
     else:  # search
+        from store.index import RecallIndex
+
         rows = RecallIndex(load.memories).recall(" ".join(args.query), limit=args.limit).memories
     if args.json:
         o.json([record_json(stored[m.id]) for m in rows])
