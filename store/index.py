@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -213,6 +214,7 @@ class RecallIndex:
         self._by_id = {m.id: i for i, m in enumerate(listed)}
         self._origins = origins
         self._set(postings, columns, np.ones(len(listed), dtype=np.bool_), None)
+        self._requalify()
 
     def _set(
         self,
@@ -221,36 +223,26 @@ class RecallIndex:
         alive: Bools,
         base: RecallIndex | None,
     ) -> None:
-        def floats(name: str) -> Floats:
-            fresh = np.array(getattr(columns, name), dtype=np.float64)
-            return fresh if base is None else np.concatenate((getattr(base, f"_{name}"), fresh))
-
-        def flags(name: str) -> Bools:
-            fresh = np.array(getattr(columns, name), dtype=np.bool_)
-            return fresh if base is None else np.concatenate((getattr(base, f"_{name}"), fresh))
-
-        def codes(name: str, dtype: type[np.int8] | type[np.int32]) -> Positions:
+        def column(name: str, dtype: type[np.generic]) -> npt.NDArray[Any]:
             fresh = np.array(getattr(columns, name), dtype=dtype)
-            if base is not None:
-                fresh = np.concatenate((getattr(base, f"_{name}"), fresh))
-            return fresh  # type: ignore[return-value]  # int8 or int32 codes
+            return fresh if base is None else np.concatenate((getattr(base, f"_{name}"), fresh))
 
         self._mention = _arrays(postings.mention, None if base is None else base._mention)
         self._alias = _arrays(postings.alias, None if base is None else base._alias)
         self._body = _arrays(postings.body, None if base is None else base._body)
         self._origin = _arrays(postings.origin, None if base is None else base._origin)
-        self._norm = floats("norm")
-        self._factor = floats("factor")
-        self._updated = floats("updated")
-        self._pinned = flags("pinned")
-        self._dormant = flags("dormant")
-        self._excluded = codes("excluded", np.int8)
-        self._origin_of = codes("origin_of", np.int32)
-        self._quoted = flags("quoted")
+        self._norm = column("norm", np.float64)
+        self._factor = column("factor", np.float64)
+        self._updated = column("updated", np.float64)
+        self._pinned = column("pinned", np.bool_)
+        self._dormant = column("dormant", np.bool_)
+        self._excluded = column("excluded", np.int8)
+        self._origin_of = column("origin_of", np.int32)
+        self._quoted = column("quoted", np.bool_)
         self._alive = alive
-        self._requalify()
 
     def _requalify(self) -> None:
+        """The masks derived from the columns, once they are all in place."""
         self._quoted_any = bool((self._quoted & self._alive).any())
         self._eligible_search = self._alive & (self._excluded == 0)
         self._eligible_inject = self._eligible_search & ~self._dormant
@@ -312,7 +304,7 @@ class RecallIndex:
             new._pinned[at] = fresh.pinned
             new._dormant[at] = fresh.dormant
             new._excluded[at] = fresh.excluded
-            new._requalify()
+        new._requalify()
         return new
 
     # -------------------------------------------------------------- a query
@@ -460,7 +452,7 @@ class RecallIndex:
                 topic |= union
             elif frequency[word] <= rare_limit and self._alias.get(word) is not None:
                 topic |= a
-        touched = np.logical_or.reduce(found) & self._alive if found else self._mask(None)
+        touched = np.logical_or.reduce(found) & self._alive  # ``query`` is never empty here
         at = {w: k for k, w in enumerate(words)}
 
         pasted = pasted_literals(plan.query) | pasted_literals(plan.context or "")
