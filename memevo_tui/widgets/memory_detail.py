@@ -59,10 +59,6 @@ class _Fields:
     def gap(self) -> None:
         self.rows.append(("", Text("")))
 
-    @property
-    def table(self) -> _Fields:
-        return self
-
     def _as_table(self) -> Table:
         table = Table.grid(padding=(0, 1))
         table.add_column(justify="right", style="bold", min_width=self.LABEL_WIDTH, no_wrap=True)
@@ -145,8 +141,8 @@ def describe_fields(row: Memory | CorruptRow | None) -> RenderableType:
     field("aging", _days(q.days_until_aging))
     field("dormant", _days(q.days_until_dormant))
     if row.pinned:
-        return field.table
-    return Group(field.table, Text(""), DecayPlot(row))
+        return field
+    return Group(field, Text(""), DecayPlot(row))
 
 
 def describe_more(row: Memory | CorruptRow | None) -> RenderableType:
@@ -174,7 +170,7 @@ def describe_more(row: Memory | CorruptRow | None) -> RenderableType:
     field("search terms", ", ".join(row.search_terms) or "-")
     field("suppressed", f"{len(row.suppressed_hashes)} earlier text(s) blocked")
     field.gap()
-    return field.table
+    return field
 
 
 def describe_events(events: Sequence[Event | CorruptRow]) -> Text:
