@@ -4,6 +4,7 @@
 # fails here. Prints one line per run and the total; exits 1 if any test failed.
 #
 #   bash scripts/stress_tests.sh            # RUNS=5 by default
+#   KEEP=/some/dir bash scripts/stress_tests.sh   # keeps the log of every run that failed
 set -uo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-.venv/bin/python}
@@ -46,6 +47,10 @@ PY
   echo "run $run: $passed passed, $failed failed in $(($(date +%s) - start)) s"
   if [ "$failed" -gt 0 ]; then
     grep -E "^(FAILED|ERROR) " "$work/run$run.log" | sed 's/^/    /'
+    if [ -n "${KEEP:-}" ]; then
+      mkdir -p "$KEEP" && cp "$work/run$run.log" "$KEEP/run$run.log"
+      echo "    log kept: $KEEP/run$run.log"
+    fi
   fi
 done
 echo "stress: $total_passed passed, $total_failed failed over $runs runs under load"

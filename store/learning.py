@@ -203,15 +203,17 @@ class Learning:
     # ------------------------------------------------------------ begin
 
     async def _generation(self, db: aiosqlite.Connection, scope: str) -> int:
-        cursor = await db.execute(
+        # Closed on the way out: a cursor left part-read keeps its statement, and with
+        # it a read snapshot, open on the connection after the transaction ends.
+        async with db.execute(
             "SELECT rowid, data FROM events WHERE scope=? ORDER BY rowid DESC", (scope,)
-        )
-        async for rowid, raw in cursor:
-            try:
-                if json.loads(raw).get("after"):
-                    return int(rowid)
-            except ValueError:
-                continue
+        ) as cursor:
+            async for rowid, raw in cursor:
+                try:
+                    if json.loads(raw).get("after"):
+                        return int(rowid)
+                except ValueError:
+                    continue
         return 0
 
     async def begin(

@@ -164,11 +164,11 @@ class Reads(StoreBase):
                     )
                 source_rows: list[dict[str, Any]] = []
                 if sources:
-                    cursor = await db.execute("SELECT * FROM sources ORDER BY rowid")
-                    names = [d[0] for d in cursor.description]
-                    source_rows = [
-                        dict(zip(names, r, strict=True)) for r in await cursor.fetchall()
-                    ]
+                    async with db.execute("SELECT * FROM sources ORDER BY rowid") as cursor:
+                        names = [d[0] for d in cursor.description]
+                        source_rows = [
+                            dict(zip(names, r, strict=True)) for r in await cursor.fetchall()
+                        ]
                 marker = await (
                     await db.execute("SELECT value FROM metadata WHERE key='schema'")
                 ).fetchone()

@@ -89,7 +89,8 @@ async def test_ctrl_space_pauses_and_resumes_live_updates(realistic: Path) -> No
             app._poll()
             await app.workers.wait_for_complete()
             await settle(pilot)
-        assert await app.state.store.data_version() != version  # the commit is visible...
+        # the commit is visible (the workers are named, should a read still hold a snapshot)...
+        assert await app.state.store.data_version() != version, list(app.workers)
         r = row(app, DURABLE)
         assert r is not None and not r.pinned  # ...but paused, nothing refreshed
         await pilot.press("ctrl+space")
