@@ -141,13 +141,33 @@ _ANCHORS: dict[str, tuple[str, ...]] = {
     "connection": ("连接", "connect"),
     "performance": ("性能", "performance"),
 }  # fmt: skip
-# Each concept's pattern runs only where one of its anchors occurs: one search for
-# any of them (the same test as ``any(anchor in text)``, in one pass of C).
-_GUARDED: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
-    (name, pattern, re.compile("|".join(map(re.escape, _ANCHORS[name[8:]]))))
-    for name, pattern in CONCEPTS
-    if _ANCHORS[name[8:]]
+# Each concept's pattern runs only where one of its anchors occurs. One pattern finds
+# every anchor of every concept: it is searched again from one character after each
+# match, so overlapping anchors are all found, and as the longest anchor at a place
+# wins, a match stands for the concepts of every anchor it begins with.
+_GUARDED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, pattern) for name, pattern in CONCEPTS if _ANCHORS[name[8:]]
 )
+_ANCHOR_CONCEPTS = tuple((a, i) for i, (n, _) in enumerate(_GUARDED) for a in _ANCHORS[n[8:]])
+_ANCHOR_ORDER = sorted({a for a, _ in _ANCHOR_CONCEPTS}, key=lambda a: (-len(a), a))
+_ANY_ANCHOR = re.compile("|".join(map(re.escape, _ANCHOR_ORDER)))
+_IMPLIED: dict[str, frozenset[int]] = {
+    found: frozenset(i for a, i in _ANCHOR_CONCEPTS if found.startswith(a))
+    for found in _ANCHOR_ORDER
+}
+
+
+def _anchored_concepts(lowered: str) -> set[int]:
+    """The positions in ``_GUARDED`` of the concepts with an anchor in ``lowered``
+    (the same as testing ``anchor in lowered`` for every anchor of every concept)."""
+    present: set[int] = set()
+    search = _ANY_ANCHOR.search
+    pos = 0
+    while (found := search(lowered, pos)) is not None:
+        present |= _IMPLIED[found.group()]
+        pos = found.start() + 1
+    return present
+
 
 STOP_WORDS = frozenset(
     "的 了 是 在 有 没有 现在 目前 当前 这个 那个 这些 那些 什么 哪些 哪个 为什么 "
@@ -168,6 +188,7 @@ _TRAILING_DOTS = re.compile(r"[.:]+$")
 # ----------------------------------------------------------------- segmentation
 
 _local = threading.local()
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 def _icu_words(text: str) -> Iterator[str]:
@@ -177,7 +198,7 @@ def _icu_words(text: str) -> Iterator[str]:
         breaker = _icu.BreakIterator.createWordInstance(_icu.Locale("zh"))
         _local.breaker = breaker
     # ICU reports offsets in UTF-16 code units; slice a UTF-16 view when they differ.
-    astral = not text.isascii() and any(ord(c) > 0xFFFF for c in text)
+    astral = not text.isascii() and _ASTRAL.search(text) is not None
     units = text.encode("utf-16-le") if astral else b""
     breaker.setText(text)
     start = breaker.first()
@@ -248,9 +269,9 @@ def _features(text: str, include_single: bool) -> tuple[str, ...]:
 
     prose = LITERALS.sub(literal, prose)
     masked: list[str] | None = None
-    lowered = prose.lower()
-    for name, pattern, anchors in _GUARDED:
-        if anchors.search(lowered) is None:
+    present = _anchored_concepts(prose.lower())
+    for number, (name, pattern) in enumerate(_GUARDED):
+        if number not in present:
             continue
         for match in pattern.finditer(prose):
             result[name] = None
