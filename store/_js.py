@@ -67,6 +67,7 @@ _CANONICAL = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$", re.ASC
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 _parse_cache: dict[str, float | None] = {}
+_UNSEEN = object()
 
 
 def parse_ms(value: object) -> float | None:
@@ -79,8 +80,9 @@ def parse_ms(value: object) -> float | None:
     """
     if not isinstance(value, str):
         return None
-    if value in _parse_cache:
-        return _parse_cache[value]
+    result = _parse_cache.get(value, _UNSEEN)
+    if result is not _UNSEEN:
+        return result  # type: ignore[return-value]
     result = _parse_uncached(value)
     if len(_parse_cache) > 200_000:
         _parse_cache.clear()
