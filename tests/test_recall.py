@@ -140,6 +140,28 @@ def test_concepts_mask_synonyms_and_chinese() -> None:
     assert "databases" not in f and "ports" not in f
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "work in progress",  # one anchor inside another: pending and progress
+        "a cross-session restriction",  # cross-context twice over, and session
+        "Timeouts and TIME-OUT; runtime",  # anchors found where the pattern is not
+        "not yet reported: import the sessions' ports",
+        "ſession, Kelvin \u212a, İnstall",  # ASCII-only case folding
+        "记忆会话项目 跨会话 限定 不限于 尚未完成 已完成了",
+        "no concept at all",
+    ],
+)
+def test_every_concept_whose_pattern_matches_is_found(text: str) -> None:
+    """Concepts are tested only where an anchor occurs; the anchors are found with one
+    pattern, overlaps included, so the result is each concept's own pattern's."""
+    from store.features import CONCEPTS, LITERALS
+
+    prose = LITERALS.sub(" ", text)
+    expected = [name for name, pattern in CONCEPTS if pattern.search(prose)]
+    assert [f for f in features(text) if f.startswith("concept:")] == expected
+
+
 def test_words_camel_case_stop_words_and_single_characters() -> None:
     f = features("getPaymentIntent is the helper for x")
     assert list(f) == ["get", "payment", "intent", "helper"]
