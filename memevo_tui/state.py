@@ -191,7 +191,10 @@ class DashboardState:
         last_rowid = await store.last_event_rowid()
         self.saw_done_sources(await store.done_sources(), await store.done_source_rowids())
         await store.changed()  # the change signal's baseline is this read
-        return await store.load_memories(yield_every=2_000), last_rowid
+        # Each parsed slice is moved out of the cycle collector's sight at once, as the
+        # whole load is once it ends: the collections that run between slices would
+        # otherwise scan every record parsed so far (0.3 s of a 100,000-record load).
+        return await store.load_memories(yield_every=2_000, after_slice=gc.freeze), last_rowid
 
     async def close(self) -> None:
         store, self.store = self.store, None

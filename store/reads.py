@@ -62,7 +62,9 @@ class Reads(StoreBase):
         if verdict != "ok":
             raise corrupt(self.path, f"SQLite's quick check: {verdict}")
 
-    async def load_memories(self, *, yield_every: int | None = None) -> MemoryLoad[Memory]:
+    async def load_memories(
+        self, *, yield_every: int | None = None, after_slice: Callable[[], object] | None = None
+    ) -> MemoryLoad[Memory]:
         """Every memory row: valid ones typed, failing ones reported as corrupt.
 
         The records do not keep their stored objects (``load_stored`` does).
@@ -75,7 +77,8 @@ class Reads(StoreBase):
         seen in part; the caller takes its change baseline (event rowid, data
         version) before the first chunk, so its live refresh re-reads what changed.
         pi keeps a record's rowid when it rewrites it (an upsert), so no row is read
-        twice or skipped.
+        twice or skipped. ``after_slice`` is called once each slice is parsed (the
+        dashboard freezes the cycle collector's view of what it holds there).
         """
         if yield_every is None:
             return await self._load_all(parse_listed_row)
@@ -99,6 +102,8 @@ class Reads(StoreBase):
             after = rows[-1][0]
             self._parse_rows(parse_listed_row, [r[1:] for r in rows], now, good, bad)
             del rows
+            if after_slice is not None:
+                after_slice()
             await asyncio.sleep(0)
         return MemoryLoad(tuple(good), tuple(bad))
 
