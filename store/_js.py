@@ -67,7 +67,6 @@ _CANONICAL = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$", re.ASC
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 _parse_cache: dict[str, float | None] = {}
-_UNSEEN = object()
 
 
 def parse_ms(value: object) -> float | None:
@@ -80,9 +79,10 @@ def parse_ms(value: object) -> float | None:
     """
     if not isinstance(value, str):
         return None
-    result = _parse_cache.get(value, _UNSEEN)
-    if result is not _UNSEEN:
-        return result  # type: ignore[return-value]
+    try:
+        return _parse_cache[value]  # one lookup when seen, nearly every call
+    except KeyError:
+        pass
     result = _parse_uncached(value)
     if len(_parse_cache) > 200_000:
         _parse_cache.clear()

@@ -145,10 +145,7 @@ _ANCHORS: dict[str, tuple[str, ...]] = {
 # every anchor of every concept: it is searched again from one character after each
 # match, so overlapping anchors are all found, and as the longest anchor at a place
 # wins, a match stands for the concepts of every anchor it begins with.
-_GUARDED: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, pattern) for name, pattern in CONCEPTS if _ANCHORS[name[8:]]
-)
-_ANCHOR_CONCEPTS = tuple((a, i) for i, (n, _) in enumerate(_GUARDED) for a in _ANCHORS[n[8:]])
+_ANCHOR_CONCEPTS = tuple((a, i) for i, (n, _) in enumerate(CONCEPTS) for a in _ANCHORS[n[8:]])
 _ANCHOR_ORDER = sorted({a for a, _ in _ANCHOR_CONCEPTS}, key=lambda a: (-len(a), a))
 _ANY_ANCHOR = re.compile("|".join(map(re.escape, _ANCHOR_ORDER)))
 _IMPLIED: dict[str, frozenset[int]] = {
@@ -158,7 +155,7 @@ _IMPLIED: dict[str, frozenset[int]] = {
 
 
 def _anchored_concepts(lowered: str) -> set[int]:
-    """The positions in ``_GUARDED`` of the concepts with an anchor in ``lowered``
+    """The positions in ``CONCEPTS`` of the concepts with an anchor in ``lowered``
     (the same as testing ``anchor in lowered`` for every anchor of every concept)."""
     present: set[int] = set()
     search = _ANY_ANCHOR.search
@@ -260,6 +257,8 @@ def _cached_features(text: str, include_single: bool) -> tuple[str, ...]:
 
 
 def _features(text: str, include_single: bool) -> tuple[str, ...]:
+    if not text:  # a record without search terms, say
+        return ()
     result: Features = {}
     prose = _REDACTED_MARK.sub(" ", redact(text))
 
@@ -270,7 +269,7 @@ def _features(text: str, include_single: bool) -> tuple[str, ...]:
     prose = LITERALS.sub(literal, prose)
     masked: list[str] | None = None
     present = _anchored_concepts(prose.lower())
-    for number, (name, pattern) in enumerate(_GUARDED):
+    for number, (name, pattern) in enumerate(CONCEPTS):
         if number not in present:
             continue
         for match in pattern.finditer(prose):

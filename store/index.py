@@ -126,7 +126,7 @@ class _Postings:
         body = document_words(body_text) if quoted else mentions
         for table, words in (
             (self.mention, mentions),
-            (self.alias, document_words(" ".join(m.search_terms)) if m.search_terms else ()),
+            (self.alias, document_words(" ".join(m.search_terms))),
             *(((self.body, body),) if quoted else ()),
         ):
             for word in words:

@@ -56,11 +56,8 @@ def _fields(data: dict[str, Any], now_ms: float) -> tuple[Any, ...]:
         else None
     )
     feedback = data.get("feedback")
-    if feedback is None:  # most records: no feedback yet
-        utility = accuracy = None
-    else:
-        utility = _signal(feedback, "utility")
-        accuracy = _signal(feedback, "accuracy")
+    utility = _signal(feedback, "utility")
+    accuracy = _signal(feedback, "accuracy")
     kind = intern(data["kind"])
     updated_at = intern(data["updatedAt"])
     reinforced_at = _interned(data.get("reinforcedAt"))

@@ -16,7 +16,14 @@ import pytest
 from store import Memory, MemoryLoad, MemoryStore, StoredMemory, fixed_clock
 from store import index as index_module
 from store._js import fp, js_json, parse_ms
-from store.features import ICU_AVAILABLE, features, pasted_literals, query_features
+from store.features import (
+    CONCEPTS,
+    ICU_AVAILABLE,
+    LITERALS,
+    features,
+    pasted_literals,
+    query_features,
+)
 from store.index import RecallIndex
 from store.quality import quality_of
 from store.recall import (
@@ -155,8 +162,6 @@ def test_concepts_mask_synonyms_and_chinese() -> None:
 def test_every_concept_whose_pattern_matches_is_found(text: str) -> None:
     """Concepts are tested only where an anchor occurs; the anchors are found with one
     pattern, overlaps included, so the result is each concept's own pattern's."""
-    from store.features import CONCEPTS, LITERALS
-
     prose = LITERALS.sub(" ", text)
     expected = [name for name, pattern in CONCEPTS if pattern.search(prose)]
     assert [f for f in features(text) if f.startswith("concept:")] == expected
