@@ -72,11 +72,12 @@ def time_left(m: Memory) -> float:
     """The share of its kind's dormancy horizon a record has left: 1 just confirmed (and
     always when pinned), ½ when it starts aging, 0 once dormant. This is what the bar
     draws: freshness itself never falls below its kind's floor (0.5 to 0.7)."""
-    q = m.quality
-    if q.days_until_dormant is None:
+    horizon = m.horizon
+    if horizon is None:
         return 1.0
-    horizon = q.days_until_dormant + q.age_days
-    return q.days_until_dormant / horizon if horizon > 0 else 0.0
+    age = m.age_days
+    left = max(0.0, horizon - age)
+    return left / (left + age) if left + age > 0 else 0.0
 
 
 def age(days: float) -> str:

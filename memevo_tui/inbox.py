@@ -60,7 +60,7 @@ def summarize(
         for m in rows
         if isinstance(m, Memory)
         and m.active
-        and m.quality.dormant
+        and m.dormant
         and not quality_of(m, visit.at_ms).dormant
     ]
     failing = [s for s in sources if isinstance(s, Source) and s.failed_at > visit.at_ms]

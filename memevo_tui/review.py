@@ -130,8 +130,9 @@ def build(
         if m.status == "conflicted" and not m.disputed and m.id not in taken:
             add("conflicted", (m,), REASONS["conflicted"])
     for m in active:
-        left = m.quality.days_until_dormant
-        if left is not None and 0 < left <= SOON_DAYS and not m.quality.dormant:
+        horizon = m.horizon
+        left = 0.0 if horizon is None else horizon - m.age_days  # > 0: not dormant yet
+        if 0 < left <= SOON_DAYS:
             add("dormant-soon", (m,), f"goes dormant in {left:.1f} days: pin it if it still "
                 "matters", left / SOON_DAYS)  # fmt: skip
     by_text: dict[str, list[Memory]] = defaultdict(list)
@@ -151,8 +152,8 @@ def build(
         if source is not None and source.state == "failed":
             code = f" ({source.last_error})" if source.last_error else ""
             add("failed-source", (m,), f"learned from {source.id}, whose run failed{code}")
-        if not m.pinned and not m.quality.dormant and m.quality.factor < LOW_FACTOR:
-            add("low-quality", (m,), f"quality factor {m.quality.factor:.2f}: recall ranks it low")
+        if not m.pinned and not m.dormant and (factor := m.quality.factor) < LOW_FACTOR:
+            add("low-quality", (m,), f"quality factor {factor:.2f}: recall ranks it low")
     queue = [item for item in items if item.key not in kept]
     queue.sort(key=lambda item: (item.urgency, item.first.id))
     return queue

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 
 from store import Clock, CorruptRow, Event, Memory, MemoryLoad, MemoryStore, system_clock
 from store._js import fp, iso
-from store.quality import quality_of
 from store.recall import Purpose, Recall
 
 from .appstate import AppState
@@ -86,9 +85,7 @@ Change = Reloaded | OwnWrite | LiveChanged | Failed | LiveToggled | Dialed
 
 def at(rows: Sequence[Row], when_ms: float) -> list[Row]:
     """The rows with their quality (freshness, aging, dormancy) as of ``when_ms``."""
-    return [
-        replace(r, quality=quality_of(r, when_ms)) if isinstance(r, Memory) else r for r in rows
-    ]
+    return [replace(r, quality_at=when_ms) if isinstance(r, Memory) else r for r in rows]
 
 
 Listener = Callable[[Change], None]

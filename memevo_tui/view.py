@@ -17,6 +17,7 @@ from pathlib import PurePosixPath
 from store import CorruptRow, Memory
 from store._js import parse_ms
 from store.model import STATUSES
+from store.quality import confirmed_ms, evidence_weight
 
 from .filters import Field, parse
 from .glyphs import KIND_LABELS, time_left
@@ -129,13 +130,16 @@ STATE_ORDER = {
 
 SORT_KEYS: dict[str, tuple[str, Callable[[Memory], object]]] = {
     "updated": ("updated", lambda m: parse_ms(m.updated_at) or 0.0),
-    "confirmed": ("confirmed", lambda m: parse_ms(m.quality.confirmed_at) or 0.0),
+    "confirmed": ("confirmed", lambda m: confirmed_ms(m.updated_at, m.reinforced_at)),
     "fresh": ("time left before dormancy", time_left),
     "state": ("state", lambda m: STATE_ORDER.get(m.state, 99)),
     "kind": ("kind", lambda m: m.kind),
     "status": ("status", lambda m: m.status),
     "origin": ("origin", lambda m: origin_name(m.scope).casefold()),
-    "evidence": ("evidence", lambda m: m.quality.evidence_weight),
+    "evidence": (
+        "evidence",
+        lambda m: evidence_weight(m.kind, m.evidence.basis if m.evidence else None),
+    ),
     "feedback": ("feedback", _feedback_rank),
     "content": ("content", lambda m: m.content.casefold()),
 }

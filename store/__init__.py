@@ -27,7 +27,6 @@ from .model import (
     Memory,
     MemoryLoad,
     ModelCall,
-    Quality,
     Receipt,
     RouteHealth,
     Signal,
@@ -35,6 +34,7 @@ from .model import (
     StoredMemory,
 )
 from .paths import default_db_path
+from .quality import Quality
 from .store import MemoryStore, check_store_file
 
 __all__ = [

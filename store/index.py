@@ -102,10 +102,11 @@ class _Columns:
 
     def put(self, m: Memory) -> None:
         """The columns that depend on the record but not on its words."""
-        self.factor.append(m.quality.factor)
+        q = m.quality
+        self.factor.append(q.factor)
         self.updated.append(parse_ms(m.updated_at) or 0.0)
         self.pinned.append(m.pinned)
-        self.dormant.append(m.quality.dormant)
+        self.dormant.append(q.dormant)
         self.excluded.append(_exclusion(m))
 
 

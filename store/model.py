@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, NamedTuple, TypeVar
+from typing import Any, Generic, Literal, TypeVar
+
+from .quality import POLICY, Quality, age_days, quality_of
 
 Kind = Literal["fact", "preference", "decision", "project_state"]
 Status = Literal["provisional", "confirmed", "forgotten", "conflicted"]
@@ -53,63 +55,6 @@ class Signal:
     at: str
 
 
-class Quality(NamedTuple):
-    """``memoryQuality(memory, now)`` (§3.2) plus what a display needs.
-
-    A named tuple, not a dataclass: every load builds one per record, and at
-    100,000 records a tuple is a third of the memory of an instance with a
-    ``__dict__`` and several times faster to build than a frozen slotted one.
-    What follows from its fields (the days left) is computed when asked.
-    """
-
-    basis: str
-    method: str
-    age_days: float
-    freshness: float
-    dormant: bool
-    aging: bool
-    confirmed_at: str
-    evidence_weight: float
-    utility: float
-    accuracy: float
-    factor: float
-    horizon: float | None
-    """Days after its confirmation when the record goes dormant (None: pinned, never)."""
-
-    @property
-    def days_until_aging(self) -> float | None:
-        """Days until it turns aging, at half the horizon (0 once it has)."""
-        h = self.horizon
-        return None if h is None else max(0.0, h / 2 - self.age_days)
-
-    @property
-    def days_until_dormant(self) -> float | None:
-        """Days until it goes dormant (0 once it has)."""
-        h = self.horizon
-        return None if h is None else max(0.0, h - self.age_days)
-
-    def as_json(self) -> dict[str, Any]:
-        """The §3.2 object with upstream's field names and order (numbers as JS prints them)."""
-        return {
-            "basis": self.basis,
-            "method": self.method,
-            "ageDays": js_number(self.age_days),
-            "freshness": js_number(self.freshness),
-            "dormant": self.dormant,
-            "aging": self.aging,
-            "confirmedAt": self.confirmed_at,
-            "evidenceWeight": js_number(self.evidence_weight),
-            "utility": js_number(self.utility),
-            "accuracy": js_number(self.accuracy),
-            "factor": js_number(self.factor),
-        }
-
-
-def js_number(value: float) -> float | int:
-    """JavaScript prints an integral number without a fraction: ``1``, not ``1.0``."""
-    return int(value) if float(value).is_integer() else value
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class Memory:
     """One valid ``memories`` row, typed: what a list, a filter, a sort, quality and recall
@@ -133,7 +78,38 @@ class Memory:
     search_terms: tuple[str, ...]
     suppressed_hashes: tuple[str, ...]
     reinforced_at: str | None
-    quality: Quality
+    quality_at: float
+    """When its quality is taken (epoch ms): the moment it was read, or the time dial's."""
+
+    @property
+    def quality(self) -> Quality:
+        """``memoryQuality(record, quality_at)``, computed when asked.
+
+        Not held: at 100,000 records the tuples and their floats would be 20 MB.
+        What a list needs of every row (its state, its age, its horizon) has the
+        cheaper properties below, which agree with it exactly.
+        """
+        return quality_of(self, self.quality_at)
+
+    @property
+    def horizon(self) -> float | None:
+        """Days after its confirmation when it goes dormant (None: pinned, never)."""
+        return None if self.layer == "pinned" else POLICY[self.kind][2]
+
+    @property
+    def age_days(self) -> float:
+        """Days since its confirmation, at ``quality_at``."""
+        return age_days(self.updated_at, self.reinforced_at, self.quality_at)
+
+    @property
+    def dormant(self) -> bool:
+        h = self.horizon
+        return h is not None and self.age_days > h
+
+    @property
+    def aging(self) -> bool:
+        h = self.horizon
+        return h is not None and self.age_days > h / 2
 
     @property
     def active(self) -> bool:
@@ -162,9 +138,11 @@ class Memory:
             return "conflicted"
         if self.pinned:
             return "pinned"
-        if self.quality.dormant:
+        horizon = POLICY[self.kind][2]
+        age = self.age_days
+        if age > horizon:
             return "dormant"
-        if self.quality.aging:
+        if age > horizon / 2:
             return "aging"
         return "fresh"
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._js import is_canonical_iso, iso, parse_ms
-from .model import Evidence, Memory, Quality, Signal
+
+if TYPE_CHECKING:  # the model imports this module: the records hold no quality of their own
+    from .model import Memory
 
 DAY_MS = 86_400_000
 
@@ -27,6 +29,82 @@ _PRIORITY: dict[str, dict[str, int]] = {
 
 _WEIGHTS = tuple(1 + 0.04 * priority for priority in range(5))
 """The evidence weight by priority (one float object each, shared by every record)."""
+
+
+class Quality(NamedTuple):
+    """``memoryQuality(memory, now)`` (§3.2) plus what a display needs.
+
+    A named tuple, not a dataclass: a sort or a review builds one per record, and
+    a tuple is several times faster to build than a frozen slotted instance.
+    What follows from its fields (the days left) is computed when asked.
+    """
+
+    basis: str
+    method: str
+    age_days: float
+    freshness: float
+    dormant: bool
+    aging: bool
+    confirmed_at: str
+    evidence_weight: float
+    utility: float
+    accuracy: float
+    factor: float
+    horizon: float | None
+    """Days after its confirmation when the record goes dormant (None: pinned, never)."""
+
+    @property
+    def days_until_aging(self) -> float | None:
+        """Days until it turns aging, at half the horizon (0 once it has)."""
+        h = self.horizon
+        return None if h is None else max(0.0, h / 2 - self.age_days)
+
+    @property
+    def days_until_dormant(self) -> float | None:
+        """Days until it goes dormant (0 once it has)."""
+        h = self.horizon
+        return None if h is None else max(0.0, h - self.age_days)
+
+    def as_json(self) -> dict[str, Any]:
+        """The §3.2 object with upstream's field names and order (numbers as JS prints them)."""
+        return {
+            "basis": self.basis,
+            "method": self.method,
+            "ageDays": js_number(self.age_days),
+            "freshness": js_number(self.freshness),
+            "dormant": self.dormant,
+            "aging": self.aging,
+            "confirmedAt": self.confirmed_at,
+            "evidenceWeight": js_number(self.evidence_weight),
+            "utility": js_number(self.utility),
+            "accuracy": js_number(self.accuracy),
+            "factor": js_number(self.factor),
+        }
+
+
+def js_number(value: float) -> float | int:
+    """JavaScript prints an integral number without a fraction: ``1``, not ``1.0``."""
+    return int(value) if float(value).is_integer() else value
+
+
+def _age(confirmed_ms: float, now_ms: float) -> float:
+    return max(0.0, (now_ms - confirmed_ms) / DAY_MS)
+
+
+def confirmed_ms(updated_at: str, reinforced_at: str | None) -> float:
+    """When a record was last confirmed (updated or reinforced): its ``confirmedAt``."""
+    return max(parse_ms(updated_at) or 0.0, parse_ms(reinforced_at) or 0.0)
+
+
+def age_days(updated_at: str, reinforced_at: str | None, now_ms: float) -> float:
+    """Days from a record's confirmation to ``now_ms``: the ``ageDays`` of its quality,
+    without the rest of it."""
+    return _age(confirmed_ms(updated_at, reinforced_at), now_ms)
+
+
+def evidence_weight(kind: str, basis: str | None) -> float:
+    """The ``evidenceWeight`` of a record of ``kind`` whose evidence has ``basis``."""
+    return _WEIGHTS[evidence_priority(kind, basis)]
 
 
 def evidence_priority(kind: str, basis: str | None) -> int:
@@ -64,29 +142,14 @@ def quality(data: dict[str, Any], now_ms: float) -> Quality:
 
 
 def quality_of(memory: Memory, now_ms: float) -> Quality:
-    """``memoryQuality`` of a typed record at another moment (the time dial)."""
+    """``memoryQuality`` of a typed record at ``now_ms`` (its own moment, or the time dial's)."""
     m = memory
-    return typed_quality(
-        m.kind, m.updated_at, m.reinforced_at, m.layer, m.evidence, m.utility, m.accuracy, now_ms
-    )
-
-
-def typed_quality(
-    kind: str,
-    updated_at: str,
-    reinforced_at: str | None,
-    layer: str,
-    evidence: Evidence | None,
-    utility: Signal | None,
-    accuracy: Signal | None,
-    now_ms: float,
-) -> Quality:
-    """``memoryQuality`` from a record's typed fields (before or after it is built)."""
+    evidence, utility, accuracy = m.evidence, m.utility, m.accuracy
     return compute_quality(
-        kind,
-        updated_at,
-        reinforced_at,
-        layer == "pinned",
+        m.kind,
+        m.updated_at,
+        m.reinforced_at,
+        m.layer == "pinned",
         evidence.basis if evidence else None,
         evidence.method if evidence else None,
         utility.verdict if utility else None,
@@ -112,34 +175,34 @@ def compute_quality(
     reinforced = parse_ms(reinforced_at) or 0.0
     confirmed_ms = max(updated, reinforced)
     anchor = reinforced_at if reinforced > updated else updated_at
+    age = _age(confirmed_ms, now_ms)
     # The anchor string is reused when it is already in toISOString() shape (the usual case).
     confirmed_at = (
         anchor
         if isinstance(anchor, str) and confirmed_ms and is_canonical_iso(anchor)
         else iso(confirmed_ms)
     )
-    age_days = max(0.0, (now_ms - confirmed_ms) / DAY_MS)
     if pinned:
         freshness = 1.0
     else:
-        freshness = floor + (1 - floor) * 2 ** (-age_days / half_life)
-    dormant = (not pinned) and age_days > dormant_days
-    aging = (not pinned) and age_days > dormant_days / 2
-    evidence_weight = _WEIGHTS[evidence_priority(kind, basis_raw)]
+        freshness = floor + (1 - floor) * 2 ** (-age / half_life)
+    dormant = (not pinned) and age > dormant_days
+    aging = (not pinned) and age > dormant_days / 2
+    weight = evidence_weight(kind, basis_raw)
     utility = 1.05 if utility_verdict == "useful" else 0.9 if utility_verdict == "unhelpful" else 1
     accuracy = (
         1.05 if accuracy_verdict == "accurate" else 0.5 if accuracy_verdict == "incorrect" else 1
     )
-    factor = freshness * evidence_weight * utility * accuracy
+    factor = freshness * weight * utility * accuracy
     return Quality(
         basis_raw or "unknown",
         method_raw or "unknown",
-        age_days,
+        age,
         freshness,
         dormant,
         aging,
         confirmed_at,
-        evidence_weight,
+        weight,
         utility,
         accuracy,
         factor,

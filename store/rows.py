@@ -8,7 +8,6 @@ from typing import Any
 
 from ._js import fp
 from .model import CorruptRow, Event, Evidence, Memory, ModelCall, Signal, Source, StoredMemory
-from .quality import typed_quality
 from .validate import event_problem, record_problem
 
 # §2.8.6: fixed pause terms; the budget terms come from recovery.json (defaults here).
@@ -56,31 +55,24 @@ def _fields(data: dict[str, Any], now_ms: float) -> tuple[Any, ...]:
         else None
     )
     feedback = data.get("feedback")
-    utility = _signal(feedback, "utility")
-    accuracy = _signal(feedback, "accuracy")
-    kind = intern(data["kind"])
-    updated_at = intern(data["updatedAt"])
-    reinforced_at = _interned(data.get("reinforcedAt"))
-    layer = intern(data["layer"])
     return (  # in the order of Memory's fields
         data["id"],
-        kind,
+        intern(data["kind"]),
         data["content"],
         intern(data["scope"]),
         intern(data["sourceEntryId"]),
         intern(data["createdAt"]),
-        updated_at,
+        intern(data["updatedAt"]),
         data["revision"],
-        layer,
+        intern(data["layer"]),
         intern(data["status"]),
         evidence,
-        utility,
-        accuracy,
+        _signal(feedback, "utility"),
+        _signal(feedback, "accuracy"),
         tuple(data.get("searchTerms") or ()),
         tuple(data.get("suppressedHashes") or ()),
-        reinforced_at,
-        # from the interned strings: confirmedAt is one of them
-        typed_quality(kind, updated_at, reinforced_at, layer, evidence, utility, accuracy, now_ms),
+        _interned(data.get("reinforcedAt")),
+        now_ms,  # one float for the whole read: its quality is computed when asked
     )
 
 

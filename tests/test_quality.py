@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 
 from store import MemoryStore
 from store._js import parse_ms
-from store.quality import may_replace, quality
+from store.quality import confirmed_ms, evidence_weight, may_replace, quality, quality_of
 
 
 def _record(**fields: Any) -> dict[str, Any]:
@@ -129,3 +130,32 @@ async def test_realistic_freshness_table_matches_the_manifest(
     states = ("fresh", "aging", "dormant", "pinned", "forgotten", "conflicted")
     for kind, numbers in expected.items():
         assert tuple(counts[(kind, s)] for s in states) == numbers, kind
+
+
+@pytest.mark.parametrize("days_later", [0, 1, 30, 90, 200, 400, 1000])
+async def test_what_a_list_reads_of_every_row_agrees_with_the_whole_quality(
+    realistic: Path, fixture_clock: Callable[[], float], days_later: int
+) -> None:
+    """A record computes its quality when asked; the cheap parts a list, a sort and a
+    filter read of every row (age, horizon, aging, dormant, state, confirmation and
+    evidence weight) are the same numbers, at the read's moment and at others."""
+    async with await MemoryStore.open(realistic, clock=fixture_clock) as store:
+        load = await store.load_memories()
+    states: Counter[str] = Counter()
+    for read in load.memories:
+        m = replace(read, quality_at=read.quality_at + days_later * 86_400_000)
+        q = m.quality
+        assert q == quality_of(read, m.quality_at)
+        assert (m.age_days, m.horizon, m.aging, m.dormant) == (
+            q.age_days,
+            q.horizon,
+            q.aging,
+            q.dormant,
+        ), m.id
+        assert confirmed_ms(m.updated_at, m.reinforced_at) == parse_ms(q.confirmed_at), m.id
+        basis = m.evidence.basis if m.evidence else None
+        assert evidence_weight(m.kind, basis) == q.evidence_weight, m.id
+        if m.state in ("aging", "dormant", "fresh"):
+            assert m.state == ("dormant" if q.dormant else "aging" if q.aging else "fresh")
+        states[m.state] += 1
+    assert len(states) >= 3  # the moments tried reach records in several states

@@ -25,7 +25,6 @@ from store.features import (
     query_features,
 )
 from store.index import RecallIndex
-from store.quality import quality_of
 from store.recall import (
     DIGEST_HEADER_BYTES,
     REASONS,
@@ -459,7 +458,7 @@ def test_a_change_that_keeps_the_words_reuses_the_postings(
     again, and the answers are those of an index built from scratch."""
     memories = _all(realistic_index)
     later = NOW_MS + 60 * 86_400_000
-    dialed = [replace(m, quality=quality_of(m, later)) for m in memories]
+    dialed = [replace(m, quality_at=later) for m in memories]
     assert sum(m.quality.dormant for m in dialed) > sum(m.quality.dormant for m in memories)
     extracted: list[str] = []
     real = index_module.document_words

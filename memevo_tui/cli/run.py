@@ -80,7 +80,7 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
             if (show_hidden or m.status not in HIDDEN_STATUSES) and matches(m, f)
         ]
         if args.dormant:
-            rows = [m for m in rows if m.quality.dormant]
+            rows = [m for m in rows if m.dormant]
         rows = list_order(rows)
     else:  # search
         from store.index import RecallIndex
