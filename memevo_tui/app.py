@@ -15,7 +15,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from textual import work
+from textual import events, work
 from textual.app import App
 
 from store import Clock, Memory, MemoryLoad, StoreError, system_clock
@@ -38,6 +38,7 @@ from .resources import stylesheet
 from .screens.dashboard import Dashboard
 from .screens.help import HelpScreen, help_text
 from .state import DashboardState
+from .typeahead import run_binding_now
 
 
 class MemevoApp(App[None]):
@@ -99,6 +100,12 @@ class MemevoApp(App[None]):
                 severity="warning",
                 timeout=30,
             )
+
+    async def on_event(self, event: events.Event) -> None:
+        if await run_binding_now(self, event):  # a key typed ahead waits for this one
+            self.app_focus = True
+            return
+        await super().on_event(event)
 
     def _leave_on_signals(self) -> None:
         """SIGTERM and SIGHUP end the app as q does, so the terminal is restored."""

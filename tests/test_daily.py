@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from test_app import DURABLE, Notes, event_count, last_event, select, stored
+from textual import events
 from textual.widgets import Input, TabbedContent
 
 from memevo_tui.glyphs import time_left
@@ -274,6 +275,36 @@ async def test_slash_filters_the_view_you_are_in(realistic: Path) -> None:
         assert all(isinstance(s, Source) and s.paused for s in sources.rows)
         await pilot.press("s", "slash")
         assert isinstance(app.focused, Input) and app.focused.id == "search-input"
+
+
+def burst(app: Any, *keys: str) -> None:
+    """Keys arriving together, as a terminal delivers typing over ssh or a paste of key
+    presses: all of them queued before the first is handled (no pause between)."""
+    for key in keys:
+        char = {"slash": "/", "colon": ":", "space": " "}.get(key, key if len(key) == 1 else None)
+        app.post_message(events.Key(key, char))
+
+
+async def test_keys_typed_ahead_go_where_the_key_before_them_sent_the_focus(
+    realistic: Path,
+) -> None:
+    """ "/postgres" typed in one burst filters by "postgres": no letter reaches the list,
+    where p pins and o sorts. A view switched to by a key gets the keys after it."""
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        before = event_count(realistic)
+        burst(app, "slash", *"postgres", "enter")
+        await settle(pilot)
+        assert app.query_one("#filter", Input).value == "postgres"
+        assert app.state.view.query == "postgres" and app.state.view.sort == "updated"
+        assert app.focused is memories(app) and not isinstance(app.screen, ConfirmScreen)
+        assert event_count(realistic) == before
+        burst(app, "h", "slash", *"verb:pin")
+        await settle(pilot)
+        assert app.query_one("#tabs", TabbedContent).active == "history"
+        assert app.query_one("#history-filter", Input).value == "verb:pin"
+        assert event_count(realistic) == before
 
 
 async def test_history_reads_like_a_log_and_enter_opens_the_record(realistic: Path) -> None:
