@@ -307,6 +307,36 @@ async def test_keys_typed_ahead_go_where_the_key_before_them_sent_the_focus(
         assert event_count(realistic) == before
 
 
+async def test_where_the_cursor_ends_depends_on_the_filter_not_on_typing_pauses(
+    realistic: Path,
+) -> None:
+    """A filter typed with pauses applies its halves as it goes; the cursor ends on the
+    record it was on when typing began if the filter shows it, else on the first row,
+    whichever halves applied on the way."""
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        top = memories(app).rows[0].id
+        await pilot.press("slash", *"origin:infra kind:fact is")
+        await settle(pilot)  # a pause: this half applies, the cursor's record moves down
+        await pilot.press(*":un")
+        await settle(pilot)
+        await pilot.press(*"pinned", "enter")
+        await settle(pilot)
+        listed = memories(app)
+        assert app.state.view.query == "origin:infra kind:fact is:unpinned"
+        assert listed.cursor == 0 and listed.rows[0].id == top  # where it was, still shown
+        await pilot.press("j", "j")
+        await settle(pilot)
+        second = listed.rows[2].id
+        await pilot.press("slash", "ctrl+u", *"origin:infra")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        highlighted = listed.highlighted
+        assert highlighted is not None and highlighted.id == second
+
+
 async def test_history_reads_like_a_log_and_enter_opens_the_record(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from textual import events
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Input
@@ -15,6 +16,7 @@ from ..messages import StateChanged
 from ..state import Change, DashboardState
 from ..widgets.debounced_input import DebouncedInput
 from ..widgets.filter_box import FilterBox
+from ..widgets.virtual_list import VirtualList
 
 IN_FLIGHT = (WorkerState.PENDING, WorkerState.RUNNING)
 
@@ -148,6 +150,21 @@ class FilteringView(BaseView):
     @property
     def busy(self) -> bool:
         return super().busy or self.query_one(DebouncedInput).pending
+
+    def _filtered_list(self) -> VirtualList[Any] | None:
+        selector = self.LIST or self.FOCUS
+        found = self.query_one(selector) if selector else None
+        return found if isinstance(found, VirtualList) else None
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        rows = self._filtered_list()
+        if isinstance(event.widget, DebouncedInput) and rows is not None:
+            rows.hold_anchor()  # typing a filter starts here
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        rows = self._filtered_list()
+        if isinstance(event.widget, DebouncedInput) and rows is not None:
+            rows.drop_anchor()
 
     def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
         event.stop()

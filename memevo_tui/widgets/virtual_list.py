@@ -127,6 +127,8 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self.rows: list[T] = []
+        self._anchor: str | None = None
+        """The row a filter being typed started from ("": none), or None."""
         self.sort_key: str | None = None
         self.sort_descending = True
         self.empty_text = "Nothing to show."
@@ -160,16 +162,33 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
 
     # ---------------------------------------------------------------- data
 
+    def hold_anchor(self) -> None:
+        """A filter is being typed: until ``drop_anchor``, each new set of rows puts the
+        cursor on the row highlighted now, or on the first row when it is not shown.
+
+        So where the cursor ends depends on the filter typed, not on which half-typed
+        filters happened to apply while the typist paused.
+        """
+        current = self.highlighted
+        self._anchor = self.row_key(current) if current is not None else ""
+
+    def drop_anchor(self) -> None:
+        self._anchor = None
+
     def set_rows(self, rows: Sequence[T], keep: str | None = None, *, top: bool = False) -> None:
         """Replace the rows; the cursor stays on the row with key ``keep`` (default:
-        the highlighted one), else on the same index; with ``top``, it goes to the first."""
+        the highlighted one), else on the same index; with ``top``, it goes to the first.
+        While an anchor is held, the anchor's row is kept, else the first row."""
         current = self.highlighted
+        anchor = self._anchor
+        if keep is None and anchor is not None:
+            keep, top = anchor, top or not anchor
         keep_key = keep if keep is not None else (self.row_key(current) if current else None)
         self.rows = list(rows)
         self._positions = None
         self._cache.clear()
         self.virtual_size = Size(0, len(self.rows) + 1)
-        index = 0 if top else self.cursor
+        index = 0 if top or anchor is not None else self.cursor
         if keep_key is not None and not top:
             found = self.index_of(keep_key)
             index = index if found is None else found
