@@ -66,7 +66,7 @@ def peak_mb() -> float:
 class DrawProbe:
     """Records when a list widget last drew a line, and with which cursor."""
 
-    def __init__(self, widget_class: type, cursor_of: Any) -> None:
+    def __init__(self, widget_class: Any, cursor_of: Any) -> None:
         self.first_row_drawn: float | None = None
         self.drawn_cursor: int | None = None
         self.drawn_at = 0.0
@@ -220,7 +220,7 @@ async def measure_minimal(path: Path) -> dict[str, Any]:
             probe_hit.append(time.perf_counter())
         return original(widget, y)
 
-    Static.render_line = render_line  # type: ignore[method-assign]
+    Static.render_line = render_line  # type: ignore[method-assign,assignment]
     start = time.perf_counter()
     async with Minimal().run_test(size=(160, 50)) as pilot:
         while not probe_hit:

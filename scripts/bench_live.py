@@ -160,7 +160,7 @@ async def run(commits: int, idle_seconds: float) -> dict[str, Any]:
                     drawn[f"{r.id}:{r.layer}"] = time.time()
             return strip
 
-        MemoryList.render_line = render_line  # type: ignore[method-assign]
+        MemoryList.render_line = render_line  # type: ignore[method-assign,assignment]
         latencies: list[float] = []
         rng = random.Random(5)
         async with app.run_test(size=(160, 50)) as pilot:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from store._js import fp, iso, js_json
 from store.create import create_store
@@ -48,7 +49,7 @@ def build_synthetic(path: Path, count: int, *, seed: int = 7, rich: bool = False
             )
         created = NOW_MS - rng.randint(0, 800) * 86_400_000
         updated = created + rng.randint(0, 30) * 3_600_000
-        record = {
+        record: dict[str, Any] = {
             "id": fp(js_json([scope, kind, content])),
             "kind": kind,
             "content": content,

@@ -307,7 +307,7 @@ async def test_history_pane_and_undo_refusals(realistic: Path) -> None:
         events = app.query_one(EventList)
         assert len(events.rows) == 200 and isinstance(events.rows[0], Event)
         assert app.focused is events
-        assert events.rows[0].reason == "pin"  # type: ignore[union-attr]
+        assert events.rows[0].reason == "pin"
         before = event_count(realistic)
         await pilot.press("j")
         await settle(pilot)
@@ -359,7 +359,7 @@ async def test_history_undo_writes(realistic: Path) -> None:
         await pilot.press("y")
         await settle(pilot)
         assert "feedback" not in stored(realistic, DURABLE)
-        assert last_event(realistic)["reason"] == f"Undo {events.rows[1].id}"  # type: ignore[union-attr]
+        assert last_event(realistic)["reason"] == f"Undo {events.rows[1].id}"
 
 
 async def test_search_pane(realistic: Path) -> None:

@@ -37,7 +37,8 @@ KYVERNO = "cd4d49e9d57a843430ffb194"  # injected for "kyverno"
 
 
 def memories(app: Any) -> MemoryList:
-    return app.query_one("#memory-list", MemoryList)
+    found: MemoryList = app.query_one("#memory-list", MemoryList)
+    return found
 
 
 def toasts(app: Any) -> list[str]:
@@ -481,7 +482,7 @@ async def test_the_footer_fits_120_columns_and_the_live_indicator_is_never_cut(
             screen = app.export_screenshot()
             assert "palette" in screen  # the footer's last key still shows
             status = app.screen.query_one("#status-line")
-            assert str(status.render()).rstrip().endswith("? help")  # type: ignore[attr-defined]
+            assert str(status.render()).rstrip().endswith("? help")
 
 
 async def test_sorted_headers_stay_readable(realistic: Path) -> None:

@@ -142,7 +142,7 @@ def commit_fails_as_on_a_full_disk(store: MemoryStore) -> None:
     async def failing(sql: str, *args: Any) -> Any:
         if sql == "COMMIT":
             exc = sqlite3.OperationalError("database or disk is full")
-            exc.sqlite_errorcode = sqlite3.SQLITE_FULL  # type: ignore[attr-defined]
+            exc.sqlite_errorcode = sqlite3.SQLITE_FULL
             raise exc
         return await execute(sql, *args)
 
@@ -159,7 +159,7 @@ async def test_a_failed_commit_reports_its_own_cause_and_writes_nothing(
         with pytest.raises(DiskFull, match="full; nothing was written") as caught:
             await store.correct(DURABLE, "A corrected text that never lands")
         assert "rollback" not in str(caught.value)
-        del store._db.execute  # type: ignore[attr-defined]  # the disk has room again
+        del store._db.execute  # the disk has room again
         assert (await store.memory(DURABLE)).data == before
         await store.pin(DURABLE)  # the connection is still usable
     assert count(realistic, "events") == events + 1 and integrity_ok(realistic)

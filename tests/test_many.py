@@ -41,7 +41,8 @@ def events_since(path: Path, count: int) -> list[dict[str, Any]]:
 
 
 def memories(app: Any) -> MemoryList:
-    return app.query_one("#memory-list", MemoryList)
+    found: MemoryList = app.query_one("#memory-list", MemoryList)
+    return found
 
 
 async def mark_three(pilot: Any) -> list[str]:

@@ -117,7 +117,7 @@ async def test_realistic_freshness_table_matches_the_manifest(
         load = await store.load_memories()
     # The manifest counts by stored status: a record marked incorrect is conflicted there
     # (the dashboard's badge says "disputed").
-    counts = Counter(
+    counts: Counter[tuple[str, str]] = Counter(
         (m.kind, m.status if m.status in ("forgotten", "conflicted") else m.state)
         for m in load.memories
     )

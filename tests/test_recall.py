@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from store import Memory, MemoryLoad, MemoryStore, StoredMemory, fixed_clock
+from store import features as features_module
 from store import index as index_module
 from store._js import fp, js_json, parse_ms
 from store.features import (
@@ -461,8 +462,13 @@ def test_a_change_that_keeps_the_words_reuses_the_postings(
     dialed = [replace(m, quality_at=later) for m in memories]
     assert sum(m.quality.dormant for m in dialed) > sum(m.quality.dormant for m in memories)
     extracted: list[str] = []
-    real = index_module.document_words
-    monkeypatch.setattr(index_module, "document_words", lambda t: extracted.append(t) or real(t))
+    real = features_module.document_words
+
+    def counted(text: str) -> tuple[str, ...]:
+        extracted.append(text)
+        return real(text)
+
+    monkeypatch.setattr(index_module, "document_words", counted)
     incremental = realistic_index.updated(dialed)
     assert extracted == []
     assert len(incremental) == len(realistic_index)

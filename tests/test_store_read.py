@@ -207,7 +207,7 @@ async def test_an_open_cancelled_at_any_step_leaves_no_connection(
             task = asyncio.current_task()
             assert task is not None
             task.cancel()
-        return await real_execute(self, fn, *args, **kwargs)
+        return await real_execute(self, fn, *args, **kwargs)  # type: ignore[no-untyped-call]
 
     monkeypatch.setattr(aiosqlite, "connect", connect)
     monkeypatch.setattr(aiosqlite.Connection, "_execute", execute)
