@@ -72,12 +72,11 @@ def time_left(m: Memory) -> float:
     """The share of its kind's dormancy horizon a record has left: 1 just confirmed (and
     always when pinned), ½ when it starts aging, 0 once dormant. This is what the bar
     draws: freshness itself never falls below its kind's floor (0.5 to 0.7)."""
-    horizon = m.horizon
-    if horizon is None:
+    left = m.days_until_dormant
+    if left is None:
         return 1.0
-    age = m.age_days
-    left = max(0.0, horizon - age)
-    return left / (left + age) if left + age > 0 else 0.0
+    horizon = left + m.age_days
+    return left / horizon if horizon > 0 else 0.0
 
 
 def age(days: float) -> str:

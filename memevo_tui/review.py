@@ -130,9 +130,8 @@ def build(
         if m.status == "conflicted" and not m.disputed and m.id not in taken:
             add("conflicted", (m,), REASONS["conflicted"])
     for m in active:
-        horizon = m.horizon
-        left = 0.0 if horizon is None else horizon - m.age_days  # > 0: not dormant yet
-        if 0 < left <= SOON_DAYS:
+        left = m.days_until_dormant
+        if left is not None and 0 < left <= SOON_DAYS:  # 0: dormant already
             add("dormant-soon", (m,), f"goes dormant in {left:.1f} days: pin it if it still "
                 "matters", left / SOON_DAYS)  # fmt: skip
     by_text: dict[str, list[Memory]] = defaultdict(list)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from .quality import POLICY, Quality, age_days, quality_of
+from .quality import POLICY, Quality, age_days, dormancy, quality_of
 
 Kind = Literal["fact", "preference", "decision", "project_state"]
 Status = Literal["provisional", "confirmed", "forgotten", "conflicted"]
@@ -102,14 +102,18 @@ class Memory:
         return age_days(self.updated_at, self.reinforced_at, self.quality_at)
 
     @property
-    def dormant(self) -> bool:
+    def days_until_dormant(self) -> float | None:
+        """Days until it goes dormant (0 once it has; None: pinned, never)."""
         h = self.horizon
-        return h is not None and self.age_days > h
+        return None if h is None else max(0.0, h - self.age_days)
+
+    @property
+    def dormant(self) -> bool:
+        return dormancy(self.age_days, self.horizon)[1]
 
     @property
     def aging(self) -> bool:
-        h = self.horizon
-        return h is not None and self.age_days > h / 2
+        return dormancy(self.age_days, self.horizon)[0]
 
     @property
     def active(self) -> bool:
@@ -138,13 +142,8 @@ class Memory:
             return "conflicted"
         if self.pinned:
             return "pinned"
-        horizon = POLICY[self.kind][2]
-        age = self.age_days
-        if age > horizon:
-            return "dormant"
-        if age > horizon / 2:
-            return "aging"
-        return "fresh"
+        aging, dormant = dormancy(self.age_days, self.horizon)
+        return "dormant" if dormant else "aging" if aging else "fresh"
 
 
 @dataclass(frozen=True, slots=True, eq=False)

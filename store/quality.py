@@ -102,6 +102,14 @@ def age_days(updated_at: str, reinforced_at: str | None, now_ms: float) -> float
     return _age(confirmed_ms(updated_at, reinforced_at), now_ms)
 
 
+def dormancy(age: float, horizon: float | None) -> tuple[bool, bool]:
+    """(aging, dormant) of a record ``age`` days after its confirmation whose horizon is
+    ``horizon`` days (None: pinned, neither): aging past half of it, dormant past it."""
+    if horizon is None:
+        return False, False
+    return age > horizon / 2, age > horizon
+
+
 def evidence_weight(kind: str, basis: str | None) -> float:
     """The ``evidenceWeight`` of a record of ``kind`` whose evidence has ``basis``."""
     return _WEIGHTS[evidence_priority(kind, basis)]
@@ -173,21 +181,20 @@ def compute_quality(
     half_life, floor, dormant_days = POLICY[kind]
     updated = parse_ms(updated_at) or 0.0
     reinforced = parse_ms(reinforced_at) or 0.0
-    confirmed_ms = max(updated, reinforced)
+    confirmed = max(updated, reinforced)
     anchor = reinforced_at if reinforced > updated else updated_at
-    age = _age(confirmed_ms, now_ms)
+    age = _age(confirmed, now_ms)
     # The anchor string is reused when it is already in toISOString() shape (the usual case).
     confirmed_at = (
         anchor
-        if isinstance(anchor, str) and confirmed_ms and is_canonical_iso(anchor)
-        else iso(confirmed_ms)
+        if isinstance(anchor, str) and confirmed and is_canonical_iso(anchor)
+        else iso(confirmed)
     )
     if pinned:
         freshness = 1.0
     else:
         freshness = floor + (1 - floor) * 2 ** (-age / half_life)
-    dormant = (not pinned) and age > dormant_days
-    aging = (not pinned) and age > dormant_days / 2
+    aging, dormant = dormancy(age, None if pinned else dormant_days)
     weight = evidence_weight(kind, basis_raw)
     utility = 1.05 if utility_verdict == "useful" else 0.9 if utility_verdict == "unhelpful" else 1
     accuracy = (

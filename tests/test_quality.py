@@ -146,9 +146,10 @@ async def test_what_a_list_reads_of_every_row_agrees_with_the_whole_quality(
         m = replace(read, quality_at=read.quality_at + days_later * 86_400_000)
         q = m.quality
         assert q == quality_of(read, m.quality_at)
-        assert (m.age_days, m.horizon, m.aging, m.dormant) == (
+        assert (m.age_days, m.horizon, m.days_until_dormant, m.aging, m.dormant) == (
             q.age_days,
             q.horizon,
+            q.days_until_dormant,
             q.aging,
             q.dormant,
         ), m.id
