@@ -111,6 +111,23 @@ class BaseView(Vertical):
 
     # ------------------------------------------------------------ helpers
 
+    def _filtered_list(self, focused: Widget) -> VirtualList[Any] | None:
+        """The list a filter box filters, when ``focused`` is that box."""
+        if not isinstance(focused.parent, FilterBox):
+            return None
+        found = self.query_one(self.LIST or self.FOCUS)
+        return found if isinstance(found, VirtualList) else None
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        rows = self._filtered_list(event.widget)
+        if rows is not None:
+            rows.hold_anchor()  # typing a filter starts here
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        rows = self._filtered_list(event.widget)
+        if rows is not None:
+            rows.drop_anchor()
+
     def focus_now(self, widget: Widget) -> None:
         """Move focus before the next queued key is handled.
 
@@ -150,21 +167,6 @@ class FilteringView(BaseView):
     @property
     def busy(self) -> bool:
         return super().busy or self.query_one(DebouncedInput).pending
-
-    def _filtered_list(self) -> VirtualList[Any] | None:
-        selector = self.LIST or self.FOCUS
-        found = self.query_one(selector) if selector else None
-        return found if isinstance(found, VirtualList) else None
-
-    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        rows = self._filtered_list()
-        if isinstance(event.widget, DebouncedInput) and rows is not None:
-            rows.hold_anchor()  # typing a filter starts here
-
-    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
-        rows = self._filtered_list()
-        if isinstance(event.widget, DebouncedInput) and rows is not None:
-            rows.drop_anchor()
 
     def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
         event.stop()

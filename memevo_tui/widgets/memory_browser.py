@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
@@ -122,14 +121,6 @@ class MemoryBrowser(Vertical):
             return f"{memory_id} is not in the memory list"
         memory_list.cursor = index
         return None
-
-    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        if isinstance(event.widget, DebouncedInput):  # typing a filter starts here
-            self.memory_list.hold_anchor()
-
-    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
-        if isinstance(event.widget, DebouncedInput):
-            self.memory_list.drop_anchor()
 
     def on_debounced_input_settled(self, event: DebouncedInput.Settled) -> None:
         event.stop()
