@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from store import CorruptRow, Event, Memory, Source
-from store.quality import quality_of
 
 from .appstate import Visit
 from .when import moment
@@ -61,7 +60,7 @@ def summarize(
         if isinstance(m, Memory)
         and m.active
         and m.dormant
-        and not quality_of(m, visit.at_ms).dormant
+        and not m.dormant_at(visit.at_ms)
     ]
     failing = [s for s in sources if isinstance(s, Source) and s.failed_at > visit.at_ms]
     failed = [s.id for s in failing if not s.paused]

@@ -111,6 +111,10 @@ class Memory:
     def dormant(self) -> bool:
         return dormancy(self.age_days, self.horizon)[1]
 
+    def dormant_at(self, when_ms: float) -> bool:
+        """Whether it was (or will be) dormant at ``when_ms``, as its quality then says."""
+        return dormancy(age_days(self.updated_at, self.reinforced_at, when_ms), self.horizon)[1]
+
     @property
     def aging(self) -> bool:
         return dormancy(self.age_days, self.horizon)[0]
