@@ -25,6 +25,11 @@ def _nonempty(value: object) -> bool:
     return isinstance(value, str) and value != ""
 
 
+def _one_of(value: object, allowed: frozenset[str]) -> bool:
+    """``value in allowed`` for any JSON value (a list or an object is not hashable)."""
+    return isinstance(value, str) and value in allowed
+
+
 _C0 = re.compile("[\x00-\x1f]")
 
 
@@ -90,7 +95,7 @@ def record_problem(data: object) -> str | None:
     if not _nonempty(data.get("id")):
         return "id is missing"
     kind = data.get("kind")
-    if kind not in _KINDS:
+    if not _one_of(kind, _KINDS):
         return "kind is invalid"
     content = data.get("content")
     if not isinstance(content, str) or not js_trim(content):
@@ -129,9 +134,9 @@ def record_problem(data: object) -> str | None:
     revision = data.get("revision")
     if not isinstance(revision, int) or isinstance(revision, bool) or revision < 1:
         return "revision is not a positive integer"
-    if data.get("layer") not in _LAYERS:
+    if not _one_of(data.get("layer"), _LAYERS):
         return "layer is invalid"
-    if data.get("status") not in _STATUSES:
+    if not _one_of(data.get("status"), _STATUSES):
         return "status is invalid"
     return None
 
@@ -144,7 +149,7 @@ def event_problem(data: object, row_id: str, row_scope: str) -> str | None:
         return "event id does not match its row"
     if data.get("scope") != row_scope or not _nonempty(row_scope):
         return "event scope does not match its row"
-    if data.get("actor") not in _ACTORS:
+    if not _one_of(data.get("actor"), _ACTORS):
         return "event actor is invalid"
     if not isinstance(data.get("reason"), str) or parse_ms(data.get("at")) is None:
         return "event reason or time is invalid"
