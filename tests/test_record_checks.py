@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 import sqlite3
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from store import CorruptRow, MemoryStore
+from store import CorruptRow, Memory, MemoryStore
 from store._js import fp
+from store.rows import _validated, listed_from_data, parse_listed_row
 from store.validate import event_problem, record_problem
 
 ODD_VALUES: tuple[Any, ...] = (
@@ -116,3 +120,81 @@ async def test_a_row_whose_kind_is_a_list_is_listed_as_corrupt(realistic: Path) 
             assert [(c.id, c.reason) for c in load.corrupt] == [(row_id, "kind is invalid")]
             assert all(isinstance(c, CorruptRow) for c in load.corrupt)
             assert len(load.memories) == 204
+
+
+def _outcome(parsed: Memory | CorruptRow) -> tuple[Any, ...]:
+    if isinstance(parsed, CorruptRow):
+        return ("corrupt", parsed.id, parsed.reason, parsed.raw)
+    return ("memory", astuple(parsed))
+
+
+def _reference(row_id: str, scope: str, hash_: str, raw: str, now: float) -> tuple[Any, ...]:
+    """The json module alone decides: how every row was read before orjson."""
+    checked = _validated(row_id, scope, hash_, raw)
+    if isinstance(checked, CorruptRow):
+        return _outcome(checked)
+    return _outcome(listed_from_data(checked, now))
+
+
+def _rows(path: Path) -> list[tuple[str, str, str, str]]:
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return list(con.execute("SELECT id, scope, hash, data FROM memories"))
+    finally:
+        con.close()
+
+
+def _special(record: dict[str, Any]) -> Iterator[str]:
+    """Texts where orjson and the json module part ways, on an otherwise valid record."""
+    text = json.dumps(record, ensure_ascii=False)
+    body = text[:-1]
+    yield body + ', "x": 123456789012345678901234567890}'  # orjson: a float
+    yield body.replace('"revision": 1', '"revision": 123456789012345678901234567890') + "}"
+    yield body + ', "x": 1e400}'  # orjson refuses; json: inf
+    yield body + ', "x": NaN}'  # both now refuse, as JSON.parse does
+    yield body + ', "x": -Infinity}'
+    yield body + ', "x": "\\ud800"}'  # a lone surrogate: orjson refuses
+    yield body + ', "x": ' + "[" * 3000 + "]" * 3000 + "}"  # too deep for both
+    yield body + ', "kind": "bogus"}'  # a repeated key: the last one counts, in both
+    yield body + ', "kind": "' + record["kind"] + '"}'
+    yield text.replace('"layer"', '"layer" ')  # insignificant white space
+
+
+def test_a_load_reads_every_text_as_the_json_module_alone_did(
+    realistic: Path, hostile: Path
+) -> None:
+    rng = random.Random(16)
+    now = 1_790_000_000_000.0
+    rows = _rows(realistic) + _rows(hostile)
+    cases = list(rows)
+    for row_id, scope, hash_, raw in rows:
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        cases += [(row_id, scope, hash_, text) for text in _special(record)]
+    alphabet = [*'{}[]":,.-+eE019 \t\n\\/u', "\x00", "\u2028", "\ufeff", "é", "😀"]
+    for _ in range(20_000):
+        row_id, scope, hash_, raw = rng.choice(rows)
+        chars = list(raw)
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(chars))
+            chars[i : i + rng.randint(0, 1)] = rng.choice(alphabet) * rng.randint(0, 1)
+        cases.append((row_id, scope, hash_, "".join(chars)))
+    kinds: Counter[str] = Counter()
+    for case in cases:
+        expected = _reference(*case, now)
+        assert _outcome(parse_listed_row(*case, now)) == expected, case[3][:300]
+        kinds[expected[0] if expected[0] == "memory" else expected[2].split(" (")[0]] += 1
+    assert kinds["memory"] > 500 and kinds["data is not JSON"] > 1000, kinds
+
+
+def test_nan_infinity_and_deep_nesting_are_not_json(realistic: Path) -> None:
+    row_id, scope, hash_, raw = _rows(realistic)[0]
+    for extra, reason in (
+        ("NaN", "NaN is not JSON"),
+        ("-Infinity", "-Infinity is not JSON"),
+        ("[" * 5000 + "]" * 5000, "maximum recursion depth"),
+    ):
+        parsed = parse_listed_row(row_id, scope, hash_, raw[:-1] + f', "x": {extra}}}', 0.0)
+        assert isinstance(parsed, CorruptRow) and reason in parsed.reason
