@@ -79,7 +79,8 @@ def busy(app: MemevoApp) -> bool:
     nodes = [app, *app.screen_stack, *app.screen.walk_children()]
     if any(node._message_queue.qsize() for node in nodes):
         return True
-    return any(view.busy for view in app.screen.query(BaseView))
+    # the views of every screen: a dialog's views and the dashboard's beneath it
+    return any(view.busy for screen in app.screen_stack for view in screen.query(BaseView))
 
 
 async def settle(pilot: Pilot[None]) -> None:

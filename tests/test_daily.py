@@ -113,7 +113,7 @@ async def test_disputed_looks_disputed(realistic: Path) -> None:
         row = memories(app).highlighted
         assert isinstance(row, Memory) and row.status == "conflicted" and row.state == "disputed"
         assert memory_cells(row)["state"] == "!"
-        body = str(app.query_one("#memory-detail #detail-body").render())
+        body = " ".join(app.query_one("#memory-detail", MemoryDetail).plain.split())
         assert "! disputed" in body and "marked incorrect by you" in body
         assert "stored by pi as conflicted" in body
 

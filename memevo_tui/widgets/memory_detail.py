@@ -11,11 +11,8 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import Static
 
 from store import CorruptRow, Event, Memory, StoreError
 from store._js import iso, parse_ms
@@ -24,6 +21,7 @@ from store.quality import POLICY
 from ..glyphs import STATE_MEANINGS, badge, freshness_bar, state_of, time_left
 from ..text import visible
 from .decay import DecayPlot, decay_words
+from .text_pane import TextPane
 
 
 def _when(value: str | None) -> str:
@@ -192,7 +190,7 @@ EventRow = Event | CorruptRow
 EventLoader = Callable[[str], Awaitable[Sequence[EventRow]]]
 
 
-class MemoryDetail(VerticalScroll, can_focus=True):
+class MemoryDetail(TextPane, can_focus=True):
     """Scrollable details of one record, then its own events.
 
     ``follow`` keeps it on a list's highlighted row: the list redraws at once and
@@ -214,8 +212,12 @@ class MemoryDetail(VerticalScroll, can_focus=True):
             self.events = events
             """None: they could not be read."""
 
+    BODY, FIELDS, MORE, EVENTS = range(4)
+    """Its parts, top to bottom: the text and standing, identity and decay, the
+    quality factors and provenance, the record's own events."""
+
     def __init__(self, *, load_events: EventLoader | None = None, id: str | None = None) -> None:
-        super().__init__(id=id)
+        super().__init__(4, id=id)
         self._load_events = load_events
         self._timer: Timer | None = None
         self._wanted: Row | None = None
@@ -223,12 +225,6 @@ class MemoryDetail(VerticalScroll, can_focus=True):
         """The row the pane shows."""
         self.events_for: str | None = None
         """The id of the record whose events were last fetched (shown, or unreadable)."""
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="detail-body")
-        yield Static(id="detail-fields")
-        yield Static(id="detail-more")
-        yield Static(id="detail-events")
 
     def follow(self, row: Row | None) -> None:
         """Show ``row`` once the cursor rests on it."""
@@ -268,11 +264,11 @@ class MemoryDetail(VerticalScroll, can_focus=True):
     def show(self, row: Row | None) -> None:
         self.shown = self._wanted = row
         self.events_for = None
-        self.query_one("#detail-body", Static).update(describe(row))
-        self.query_one("#detail-fields", Static).update(describe_fields(row))
-        self.query_one("#detail-more", Static).update(describe_more(row))
-        self.query_one("#detail-events", Static).update("")
+        self.set_part(self.BODY, describe(row))
+        self.set_part(self.FIELDS, describe_fields(row))
+        self.set_part(self.MORE, describe_more(row))
+        self.set_part(self.EVENTS, "")
         self.scroll_home(animate=False)
 
     def show_events(self, events: Sequence[EventRow]) -> None:
-        self.query_one("#detail-events", Static).update(describe_events(events))
+        self.set_part(self.EVENTS, describe_events(events))
