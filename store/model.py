@@ -109,7 +109,7 @@ class Memory:
 
     @property
     def dormant(self) -> bool:
-        return dormancy(self.age_days, self.horizon)[1]
+        return self.dormant_at(self.quality_at)
 
     def dormant_at(self, when_ms: float) -> bool:
         """Whether it was (or will be) dormant at ``when_ms``, as its quality then says."""
