@@ -79,6 +79,9 @@ def busy(app: MemevoApp) -> bool:
     nodes = [app, *app.screen_stack, *app.screen.walk_children()]
     if any(node._message_queue.qsize() for node in nodes):
         return True
+    screen = app.screen  # a layout or a paint not done yet (a pane's text re-wrapping
+    if screen._layout_required or screen._scroll_required or screen._dirty_widgets:
+        return True  # beside a scrollbar that just appeared, say)
     # the views of every screen: a dialog's views and the dashboard's beneath it
     return any(view.busy for screen in app.screen_stack for view in screen.query(BaseView))
 
