@@ -14,7 +14,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.widgets import Header, TabbedContent, TabPane
 
 from store._js import iso
 
@@ -36,6 +36,7 @@ from ..views.recall import RecallView
 from ..views.review import ReviewView
 from ..views.search import SearchView
 from ..when import HELP, BadMoment, moment, parse_moment
+from ..widgets.app_footer import AppFooter
 from ..widgets.learning_status import LearningStatus
 from ..widgets.memory_list import MemoryList
 from ..widgets.recall_pane import RecallPane
@@ -121,7 +122,7 @@ class Dashboard(Screen[None]):
             with TabPane("Review", id="review"):
                 yield ReviewView(state)
         yield StatusLine(id="status-line")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self._narrow(self.app.size.width)
