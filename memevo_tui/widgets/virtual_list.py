@@ -97,7 +97,7 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         ),
     ]
 
-    cursor: reactive[int] = reactive(0, always_update=True)
+    cursor: reactive[int] = reactive(0, always_update=True, repaint=False)
     """Index of the highlighted row."""
 
     class Highlighted(Message):
@@ -426,7 +426,7 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
             if col.width:
                 segments.append(Segment(" ", base))
             used += w + 1
-        return Strip(segments).adjust_cell_length(width, base)
+        return Strip(segments).simplify().adjust_cell_length(width, base)
 
     def on_resize(self) -> None:
         self._cache.clear()
