@@ -213,6 +213,10 @@ class MemoryDetail(TextPane, can_focus=True):
             self.events = events
             """None: they could not be read."""
 
+    EVENTS_WAIT = 0.05
+    """Seconds the pane waits for a record's events before it shows the record alone:
+    they usually come within a few milliseconds, and one redraw then shows both."""
+
     BODY, FIELDS, MORE, EVENTS = range(4)
     """Its parts, top to bottom: the text and standing, identity and decay, the
     quality factors and provenance, the record's own events."""
@@ -221,6 +225,7 @@ class MemoryDetail(TextPane, can_focus=True):
         super().__init__(4, id=id)
         self._load_events = load_events
         self._timer: Timer | None = None
+        self._waiting_for: str | None = None  # the record whose events come before it
         self._wanted: Row | None = None
         self.shown: Row | None = None
         """The row the pane shows."""
@@ -230,16 +235,30 @@ class MemoryDetail(TextPane, can_focus=True):
     def follow(self, row: Row | None) -> None:
         """Show ``row`` once the cursor rests on it."""
         self._wanted = row
+        self._stop_timer()
+        self._timer = self.set_timer(self.DELAY, self._catch_up)
+        self._waiting_for = None
+
+    def _stop_timer(self) -> None:
         if self._timer is not None:
             self._timer.stop()
-        self._timer = self.set_timer(self.DELAY, self._catch_up)
+            self._timer = None
 
     def _catch_up(self) -> None:
         self._timer = None
         row = self._wanted  # the latest row asked for, never a stale one
-        self.show(row)
         if isinstance(row, Memory) and self._load_events is not None:
+            # Its events first, then the record and its events in one redraw; when they
+            # are slow to come, the record alone meanwhile.
             self._fetch_events(row.id)
+            self._timer = self.set_timer(self.EVENTS_WAIT, self._show_wanted)
+            self._waiting_for = row.id
+        else:
+            self.show(row)
+
+    def _show_wanted(self) -> None:
+        self._timer = self._waiting_for = None
+        self.show(self._wanted)
 
     @work(exclusive=True, group="record-events", exit_on_error=False)
     async def _fetch_events(self, memory_id: str) -> None:
@@ -251,7 +270,12 @@ class MemoryDetail(TextPane, can_focus=True):
         self.post_message(self.EventsLoaded(memory_id, events))
 
     def on_memory_detail_events_loaded(self, message: EventsLoaded) -> None:
-        if self.shown is not None and self.shown.id == message.memory_id:
+        if self._waiting_for is not None and self._waiting_for == message.memory_id:
+            self._stop_timer()
+            self._waiting_for = None
+            self.show(self._wanted)
+        shown = self.shown
+        if shown is not None and shown.id == message.memory_id:
             self.events_for = message.memory_id
             if message.events is not None:
                 self.show_events(message.events)

@@ -28,14 +28,22 @@ class TextPane(ScrollView):
     def __init__(self, parts: int, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._parts: list[RenderableType] = [""] * parts
+        self._rendered: list[tuple[int, list[Strip]] | None] = [None] * parts
+        """Each part's lines and the width they were rendered at (None: not yet)."""
         self._lines: list[Strip] = []
-        self._width = -1  # the width the lines were rendered at (-1: render again)
+        self._width = -1  # the width the lines were joined at (-1: join again)
 
     def set_part(self, index: int, content: RenderableType) -> None:
-        """Replace one part; the pane is drawn again, where it is scrolled to."""
+        """Replace one part; the pane is drawn again, where it is scrolled to. The other
+        parts are not rendered again."""
         self._parts[index] = content
+        self._rendered[index] = None
         self._width = -1
         self.refresh()
+        if self.is_mounted and self.size:
+            # Now, not when painted: the new height is known before the next screen
+            # update, which then lays the pane out and paints it at once.
+            self._render_lines()
 
     @property
     def plain(self) -> str:
@@ -52,10 +60,15 @@ class TextPane(ScrollView):
         # wraps as Textual's Content does), one under the other.
         style = self.visual_style
         lines: list[Strip] = []
-        for part in self._parts:
-            if part != "":
-                visual = visualize(self, part, markup=False)
-                lines.extend(Visual.to_strips(self, visual, width, None, style))
+        for index, part in enumerate(self._parts):
+            rendered = self._rendered[index]
+            if rendered is None or rendered[0] != width:
+                strips: list[Strip] = []
+                if part != "":
+                    visual = visualize(self, part, markup=False)
+                    strips = Visual.to_strips(self, visual, width, None, style)
+                rendered = self._rendered[index] = (width, strips)
+            lines.extend(rendered[1])
         self._lines = lines
         self.virtual_size = Size(width, len(lines))
 
@@ -70,6 +83,11 @@ class TextPane(ScrollView):
         if 0 <= index < len(self._lines):
             return self._lines[index]
         return Strip.blank(self._width, self.rich_style)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()  # a new theme or focus style: render every part again
+        self._rendered = [None] * len(self._parts)
+        self._width = -1
 
     def on_resize(self) -> None:
         self._width = -1
