@@ -177,7 +177,9 @@ class MemevoApp(App[None]):
             sources = await store.sources()
         except StoreError:
             return
-        heading, lines = summarize(visit, events, state.rows, sources)
+        # 0.3 s at 100,000 records: on a thread, so the keys stay live meanwhile
+        rows = tuple(state.rows)
+        heading, lines = await asyncio.to_thread(summarize, visit, events, rows, sources)
         if lines:
             self.post_message(InboxReady(heading, lines))
 

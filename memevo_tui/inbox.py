@@ -55,9 +55,7 @@ def summarize(
             elif e.actor == "manual":
                 by_hand[memory_id] = None
     dormant = [
-        m.id
-        for m in rows
-        if isinstance(m, Memory) and m.active and m.dormant and not m.dormant_at(visit.at_ms)
+        m.id for m in rows if isinstance(m, Memory) and m.active and m.went_dormant(visit.at_ms)
     ]
     failing = [s for s in sources if isinstance(s, Source) and s.failed_at > visit.at_ms]
     failed = [s.id for s in failing if not s.paused]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from .quality import POLICY, Quality, age_days, dormancy, quality_of
+from .quality import POLICY, Quality, age_days, age_from, confirmed_ms, dormancy, quality_of
 
 Kind = Literal["fact", "preference", "decision", "project_state"]
 Status = Literal["provisional", "confirmed", "forgotten", "conflicted"]
@@ -114,6 +114,18 @@ class Memory:
     def dormant_at(self, when_ms: float) -> bool:
         """Whether it was (or will be) dormant at ``when_ms``, as its quality then says."""
         return dormancy(age_days(self.updated_at, self.reinforced_at, when_ms), self.horizon)[1]
+
+    def went_dormant(self, since_ms: float) -> bool:
+        """Dormant at ``quality_at`` and not at ``since_ms``: ``dormant`` and not
+        ``dormant_at(since_ms)``, with its dates read once."""
+        horizon = self.horizon
+        if horizon is None:
+            return False
+        confirmed = confirmed_ms(self.updated_at, self.reinforced_at)
+        return (
+            dormancy(age_from(confirmed, self.quality_at), horizon)[1]
+            and not dormancy(age_from(confirmed, since_ms), horizon)[1]
+        )
 
     @property
     def aging(self) -> bool:

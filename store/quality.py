@@ -87,7 +87,8 @@ def js_number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
-def _age(confirmed_ms: float, now_ms: float) -> float:
+def age_from(confirmed_ms: float, now_ms: float) -> float:
+    """Days from a confirmation at ``confirmed_ms`` to ``now_ms`` (0 before it)."""
     return max(0.0, (now_ms - confirmed_ms) / DAY_MS)
 
 
@@ -99,7 +100,7 @@ def confirmed_ms(updated_at: str, reinforced_at: str | None) -> float:
 def age_days(updated_at: str, reinforced_at: str | None, now_ms: float) -> float:
     """Days from a record's confirmation to ``now_ms``: the ``ageDays`` of its quality,
     without the rest of it."""
-    return _age(confirmed_ms(updated_at, reinforced_at), now_ms)
+    return age_from(confirmed_ms(updated_at, reinforced_at), now_ms)
 
 
 def dormancy(age: float, horizon: float | None) -> tuple[bool, bool]:
@@ -183,7 +184,7 @@ def compute_quality(
     reinforced = parse_ms(reinforced_at) or 0.0
     confirmed = max(updated, reinforced)
     anchor = reinforced_at if reinforced > updated else updated_at
-    age = _age(confirmed, now_ms)
+    age = age_from(confirmed, now_ms)
     # The anchor string is reused when it is already in toISOString() shape (the usual case).
     confirmed_at = (
         anchor

@@ -154,6 +154,8 @@ async def test_what_a_list_reads_of_every_row_agrees_with_the_whole_quality(
             q.dormant,
         ), m.id
         assert read.dormant_at(m.quality_at) is q.dormant, m.id
+        assert m.went_dormant(read.quality_at) is (q.dormant and not read.dormant), m.id
+        assert read.went_dormant(m.quality_at) is False, m.id  # not dormant later, yet now
         assert confirmed_ms(m.updated_at, m.reinforced_at) == parse_ms(q.confirmed_at), m.id
         basis = m.evidence.basis if m.evidence else None
         assert evidence_weight(m.kind, basis) == q.evidence_weight, m.id
