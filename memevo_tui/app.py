@@ -89,6 +89,7 @@ class MemevoApp(App[None]):
         return Dashboard(self.state)
 
     def on_mount(self) -> None:
+        self.prefetch()  # the store opens while the dashboard is built
         if self.handle_signals:
             self._leave_on_signals()
         if self._user_keymap:
@@ -117,6 +118,10 @@ class MemevoApp(App[None]):
                     loop.add_signal_handler(sig, partial(self.exit, return_code=128 + sig))
 
     # ------------------------------------------------------------ the store
+
+    @work(group="prefetch", exit_on_error=False)
+    async def prefetch(self) -> None:
+        await self.state.prefetch()
 
     @work(exclusive=True, group="load", exit_on_error=False)
     async def load_store(self) -> None:

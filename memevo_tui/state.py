@@ -10,13 +10,23 @@ message to itself (``messages.StateChanged``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from store import Clock, CorruptRow, Event, Memory, MemoryLoad, MemoryStore, system_clock
+from store import (
+    Clock,
+    CorruptRow,
+    Event,
+    Memory,
+    MemoryLoad,
+    MemoryStore,
+    StoreError,
+    system_clock,
+)
 from store._js import fp, iso
 from store.recall import Purpose, Recall
 
@@ -33,6 +43,9 @@ FirstPage = Callable[[MemoryLoad[Memory], int], Awaitable[None]]
 FIRST_PAGE_THRESHOLD = 5_000
 """Above this many rows, a first screenful is shown before the rest is parsed."""
 FIRST_PAGE = 400
+
+FirstRead = tuple[MemoryLoad[Memory] | None, int]
+"""A big store's first screenful (None for a small store) and its row count."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +104,20 @@ def at(rows: Sequence[Row], when_ms: float) -> list[Row]:
 Listener = Callable[[Change], None]
 
 
+async def idle() -> None:
+    """Return once the event loop has nothing else ready to run (at most 50 turns).
+
+    A load parses a few milliseconds at a time and awaits this in between: a key's
+    handling takes several turns of the loop (the key, its binding, the messages it
+    posts, the redraw), and each would otherwise wait behind another slice.
+    """
+    loop = asyncio.get_running_loop()
+    for _ in range(50):
+        await asyncio.sleep(0)
+        if not getattr(loop, "_ready", None):  # CPython's queue of ready callbacks
+            return
+
+
 class DashboardState:
     """What the views share, and the only place it changes."""
 
@@ -142,6 +169,8 @@ class DashboardState:
         self._full_loads = 0
         self._changed: dict[str, Row] = {}  # rows changed in place since the index was built
         self._index: tuple[RecallIndex, int] | None = None
+        self._opening = asyncio.Lock()  # one open at a time: two would leak a connection
+        self._first: asyncio.Task[FirstRead] | None = None  # see prefetch()
 
     # ------------------------------------------------------------ subscribing
 
@@ -166,14 +195,30 @@ class DashboardState:
 
     async def open(self) -> MemoryStore:
         """The open store, opening it on first use (raises ``StoreError``)."""
-        if self.store is None:
-            self.store = await MemoryStore.open(
-                self.db_path,
-                read_only=self.read_only_requested,
-                clock=self.clock,
-                new_id=self.new_id,
-            )
-        return self.store
+        async with self._opening:
+            if self.store is None:
+                self.store = await MemoryStore.open(
+                    self.db_path,
+                    read_only=self.read_only_requested,
+                    clock=self.clock,
+                    new_id=self.new_id,
+                )
+            return self.store
+
+    async def prefetch(self) -> None:
+        """Open the store and read its first screenful while the dashboard is still being
+        built; the first ``read`` takes that over. Its failure is ``read``'s to report."""
+        if self._first is None:
+            self._first = asyncio.ensure_future(self._first_read())
+        with contextlib.suppress(StoreError):
+            await asyncio.shield(self._first)
+
+    async def _first_read(self) -> FirstRead:
+        store = await self.open()
+        total = await store.memory_count()
+        if total <= FIRST_PAGE_THRESHOLD:
+            return None, total
+        return await store.recent_memories(FIRST_PAGE), total
 
     async def read(self, first_page: FirstPage) -> tuple[MemoryLoad[Memory], int]:
         """Read every row; returns them and the newest event's rowid (raises ``StoreError``).
@@ -181,19 +226,24 @@ class DashboardState:
         A big store hands a first screenful (and the total) to ``first_page``, which
         returns once it is on screen, before the rest is parsed.
         """
+        task, self._first = self._first, None
+        page, total = await (task if task is not None else self._first_read())
         store = await self.open()
-        total = await store.memory_count()
-        if total > FIRST_PAGE_THRESHOLD:
-            await first_page(await store.recent_memories(FIRST_PAGE), total)
+        if page is not None:
+            await first_page(page, total)
         last_rowid = await store.last_event_rowid()
         self.saw_done_sources(await store.done_sources(), await store.done_source_rowids())
         await store.changed()  # the change signal's baseline is this read
         # Each parsed slice is moved out of the cycle collector's sight at once, as the
         # whole load is once it ends: the collections that run between slices would
         # otherwise scan every record parsed so far (0.3 s of a 100,000-record load).
-        return await store.load_memories(yield_every=2_000, after_slice=gc.freeze), last_rowid
+        load = await store.load_memories(yield_every=2_000, after_slice=gc.freeze, between=idle)
+        return load, last_rowid
 
     async def close(self) -> None:
+        task, self._first = self._first, None
+        if task is not None:  # let a prefetch end first, or it opens the store again
+            await asyncio.gather(task, return_exceptions=True)
         store, self.store = self.store, None
         if store is not None:
             await store.close()

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from ._js import iso, js_json, parse_ms
@@ -37,6 +38,10 @@ from .rows import (
 
 R = TypeVar("R", bound=Memory)
 
+SLICE_SECONDS = 0.006
+"""A loaded slice is parsed this long at a time, then the event loop runs: a key
+pressed during a 100,000-record load waits at most this long for its turn."""
+
 
 def safe_created_at(raw: Any) -> float | None:
     """A source row's ``createdAt`` in ms, or None when the row is unreadable."""
@@ -63,7 +68,11 @@ class Reads(StoreBase):
             raise corrupt(self.path, f"SQLite's quick check: {verdict}")
 
     async def load_memories(
-        self, *, yield_every: int | None = None, after_slice: Callable[[], object] | None = None
+        self,
+        *,
+        yield_every: int | None = None,
+        after_slice: Callable[[], object] | None = None,
+        between: Callable[[], Awaitable[object]] | None = None,
     ) -> MemoryLoad[Memory]:
         """Every memory row: valid ones typed, failing ones reported as corrupt.
 
@@ -79,6 +88,9 @@ class Reads(StoreBase):
         pi keeps a record's rowid when it rewrites it (an upsert), so no row is read
         twice or skipped. ``after_slice`` is called once each slice is parsed (the
         dashboard freezes the cycle collector's view of what it holds there).
+
+        Each slice is parsed ``SLICE_SECONDS`` at a time; ``between`` is awaited
+        after each of those (default: one turn of the event loop).
         """
         if yield_every is None:
             return await self._load_all(parse_listed_row)
@@ -100,11 +112,16 @@ class Reads(StoreBase):
             if not rows:
                 break
             after = rows[-1][0]
-            self._parse_rows(parse_listed_row, [r[1:] for r in rows], now, good, bad)
+            pending = [r[1:] for r in rows]
             del rows
+            done = 0
+            while done < len(pending):  # parsed a few milliseconds at a time
+                deadline = time.perf_counter() + SLICE_SECONDS
+                done = self._parse_rows(parse_listed_row, pending, now, good, bad, done, deadline)
+                await (asyncio.sleep(0) if between is None else between())
+            del pending
             if after_slice is not None:
                 after_slice()
-            await asyncio.sleep(0)
         return MemoryLoad(tuple(good), tuple(bad))
 
     async def load_stored(self) -> MemoryLoad[StoredMemory]:
@@ -133,18 +150,30 @@ class Reads(StoreBase):
         now: float,
         good: list[R],
         bad: list[CorruptRow],
-    ) -> None:
+        start: int = 0,
+        deadline: float | None = None,
+    ) -> int:
+        """Parse ``rows`` from ``start`` on, until the end or until ``perf_counter``
+        passes ``deadline``; returns the index of the first row not parsed."""
         # A bulk parse creates only acyclic objects: pausing the cycle collector
         # saves it from rescanning a growing heap hundreds of times.
         collecting = gc.isenabled()
         gc.disable()
         try:
-            for row_id, scope, hash_, raw in rows:
-                parsed = parse(row_id, scope, hash_, raw, now)
-                if isinstance(parsed, CorruptRow):
-                    bad.append(parsed)
-                else:
-                    good.append(parsed)
+            end = len(rows)
+            step = end if deadline is None else 50  # rows between looks at the clock
+            i = start
+            while i < end:
+                for row_id, scope, hash_, raw in rows[i : i + step]:
+                    parsed = parse(row_id, scope, hash_, raw, now)
+                    if isinstance(parsed, CorruptRow):
+                        bad.append(parsed)
+                    else:
+                        good.append(parsed)
+                i += step
+                if deadline is not None and time.perf_counter() >= deadline:
+                    break
+            return min(i, end)
         finally:
             if collecting:
                 gc.enable()

@@ -283,9 +283,9 @@ async def test_a_commit_between_slices_is_neither_doubled_nor_lost(
     parse = Reads._parse_rows
     calls = 0
 
-    def parse_then_commit(*args: Any) -> None:
+    def parse_then_commit(*args: Any) -> int:
         nonlocal calls
-        parse(*args)
+        done = parse(*args)
         calls += 1
         if calls == 1:  # pi commits after the first slice
             with sqlite3.connect(realistic) as other:
@@ -300,6 +300,7 @@ async def test_a_commit_between_slices_is_neither_doubled_nor_lost(
                     "json_set(data, '$.id', 'added-1') FROM memories WHERE id = ?",
                     (late,),
                 )
+        return done
 
     monkeypatch.setattr(Reads, "_parse_rows", staticmethod(parse_then_commit))
     async with await MemoryStore.open(realistic, read_only=True) as store:
