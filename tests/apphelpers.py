@@ -74,16 +74,26 @@ async def until(
 def busy(app: MemevoApp) -> bool:
     """True while anything is in flight: the first read of the store, a message not yet
     handled, or a view's worker, debounce or pane that has not caught up."""
+    return busy_with(app) is not None
+
+
+def busy_with(app: MemevoApp) -> str | None:
+    """What ``busy`` waits for, in a few words (None: nothing)."""
     if not app.state.loaded and app.state.failure is None:
-        return True
+        return "the first read"
     nodes = [app, *app.screen_stack, *app.screen.walk_children()]
-    if any(node._message_queue.qsize() for node in nodes):
-        return True
+    for node in nodes:
+        if node._message_queue.qsize():
+            return f"messages for {node!r}"
     screen = app.screen  # a layout or a paint not done yet (a pane's text re-wrapping
     if screen._layout_required or screen._scroll_required or screen._dirty_widgets:
-        return True  # beside a scrollbar that just appeared, say)
+        return f"a layout or paint of {screen!r}"  # beside a scrollbar that just appeared
     # the views of every screen: a dialog's views and the dashboard's beneath it
-    return any(view.busy for screen in app.screen_stack for view in screen.query(BaseView))
+    for each in app.screen_stack:
+        for view in each.query(BaseView):
+            if view.busy:
+                return f"{view!r}"
+    return None
 
 
 async def settle(pilot: Pilot[None]) -> None:
@@ -92,7 +102,10 @@ async def settle(pilot: Pilot[None]) -> None:
     assert isinstance(app, MemevoApp)
     for _ in range(2):  # handling the last message may start new work: check twice
         await pilot.pause()
-        await until(pilot, lambda: not busy(app), "the dashboard to settle")
+        try:
+            await until(pilot, lambda: not busy(app), "the dashboard to settle")
+        except AssertionError as failed:
+            raise AssertionError(f"{failed} (still busy with {busy_with(app)})") from None
 
 
 async def wait_loaded(pilot: Pilot[None]) -> None:

@@ -225,6 +225,7 @@ class MemoryDetail(TextPane, can_focus=True):
         super().__init__(4, id=id)
         self._load_events = load_events
         self._timer: Timer | None = None
+        self._timer_starts = 0  # bumped at each start and stop: a late call is dropped
         self._waiting_for: str | None = None  # the record whose events come before it
         self._wanted: Row | None = None
         self.shown: Row | None = None
@@ -235,29 +236,40 @@ class MemoryDetail(TextPane, can_focus=True):
     def follow(self, row: Row | None) -> None:
         """Show ``row`` once the cursor rests on it."""
         self._wanted = row
-        self._stop_timer()
-        self._timer = self.set_timer(self.DELAY, self._catch_up)
+        self._start_timer(self.DELAY, self._catch_up)
         self._waiting_for = None
 
+    def _start_timer(self, delay: float, then: Callable[[], None]) -> None:
+        self._stop_timer()
+        started = self._timer_starts
+
+        def fire() -> None:
+            # A timer that fired just before it was stopped still calls back: not now.
+            if started == self._timer_starts:
+                self._timer = None
+                then()
+
+        self._timer = self.set_timer(delay, fire)
+
     def _stop_timer(self) -> None:
+        self._timer_starts += 1
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
 
     def _catch_up(self) -> None:
-        self._timer = None
         row = self._wanted  # the latest row asked for, never a stale one
         if isinstance(row, Memory) and self._load_events is not None:
             # Its events first, then the record and its events in one redraw; when they
             # are slow to come, the record alone meanwhile.
             self._fetch_events(row.id)
-            self._timer = self.set_timer(self.EVENTS_WAIT, self._show_wanted)
+            self._start_timer(self.EVENTS_WAIT, self._show_wanted)
             self._waiting_for = row.id
         else:
             self.show(row)
 
     def _show_wanted(self) -> None:
-        self._timer = self._waiting_for = None
+        self._waiting_for = None
         self.show(self._wanted)
 
     @work(exclusive=True, group="record-events", exit_on_error=False)
