@@ -171,6 +171,7 @@ class DashboardState:
         self._index: tuple[RecallIndex, int] | None = None
         self._opening = asyncio.Lock()  # one open at a time: two would leak a connection
         self._first: asyncio.Task[FirstRead] | None = None  # see prefetch()
+        self._read_begun = False  # a prefetch after the first read has nothing to do
 
     # ------------------------------------------------------------ subscribing
 
@@ -208,6 +209,8 @@ class DashboardState:
     async def prefetch(self) -> None:
         """Open the store and read its first screenful while the dashboard is still being
         built; the first ``read`` takes that over. Its failure is ``read``'s to report."""
+        if self._read_begun:
+            return
         if self._first is None:
             self._first = asyncio.ensure_future(self._first_read())
         with contextlib.suppress(StoreError):
@@ -226,6 +229,7 @@ class DashboardState:
         A big store hands a first screenful (and the total) to ``first_page``, which
         returns once it is on screen, before the rest is parsed.
         """
+        self._read_begun = True
         task, self._first = self._first, None
         page, total = await (task if task is not None else self._first_read())
         store = await self.open()

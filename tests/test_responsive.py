@@ -177,6 +177,18 @@ async def test_the_first_read_takes_over_the_prefetched_store(
     load, _ = await state.read(first_page)
     assert state.store is opened  # opened once
     assert len(load.memories) + len(load.corrupt) == 205
+    counted: list[int] = []
+    count = opened.memory_count
+
+    async def memory_count() -> int:
+        counted.append(1)
+        return await count()
+
+    opened.memory_count = memory_count  # type: ignore[method-assign]
+    await state.prefetch()  # late, after the read: nothing to read ahead
+    assert not counted
+    await state.read(first_page)  # a reload reads afresh
+    assert len(counted) == 1
     await state.close()
 
 
