@@ -17,6 +17,8 @@ from pathlib import Path
 
 from textual import events, work
 from textual.app import App
+from textual.driver import Driver
+from textual.notifications import SeverityLevel
 
 from store import Clock, Memory, MemoryLoad, StoreError, system_clock
 from store.demo_learner import learn_forever
@@ -38,6 +40,7 @@ from .resources import stylesheet
 from .screens.dashboard import Dashboard
 from .screens.help import HelpScreen, help_text
 from .state import DashboardState
+from .text import one_line, plain_lines
 from .typeahead import run_binding_now
 
 
@@ -60,8 +63,9 @@ class MemevoApp(App[None]):
         live_demo: bool = False,
         handle_signals: bool = False,
         remember: bool = True,
+        driver_class: type[Driver] | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(driver_class=driver_class)
         self.handle_signals = handle_signals
         self.state = DashboardState(
             db_path, read_only=read_only, clock=clock, new_id=new_id, remember=remember
@@ -83,7 +87,28 @@ class MemevoApp(App[None]):
     def short_path(self) -> str:
         """The store's label, or its file and directory: enough to recognise it."""
         path = self.state.db_path
-        return self.label or f"{path.parent.name}/{path.name}"
+        return one_line(self.label or f"{path.parent.name}/{path.name}")
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Show a notice. Its text is never markup, whatever ``markup`` says: notices
+        quote the store (memory text, ids, origins, pi's messages), so the message and
+        title are shown literally, with every control, bidi and invisible character
+        made visible. Every ``notify`` of a widget or screen ends here."""
+        super().notify(
+            plain_lines(message),
+            title=one_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     def get_default_screen(self) -> Dashboard:
         return Dashboard(self.state)
@@ -109,13 +134,22 @@ class MemevoApp(App[None]):
         await super().on_event(event)
 
     def _leave_on_signals(self) -> None:
-        """SIGTERM and SIGHUP end the app as q does, so the terminal is restored."""
+        """SIGTERM ends the app as q does, so the terminal is restored; so does SIGHUP
+        sent to a live terminal, while on a terminal that hung up the driver ends the
+        process without writing to it (``terminal.GuardedDriver``)."""
         loop = asyncio.get_running_loop()
         for name in ("SIGTERM", "SIGHUP"):
             sig = getattr(signal, name, None)
             if sig is not None:
                 with contextlib.suppress(NotImplementedError):  # Windows: no such handlers
-                    loop.add_signal_handler(sig, partial(self.exit, return_code=128 + sig))
+                    loop.add_signal_handler(sig, partial(self._on_signal, sig))
+
+    def _on_signal(self, sig: int) -> None:
+        hang_up = getattr(self._driver, "hang_up", None)
+        if sig == getattr(signal, "SIGHUP", None) and hang_up is not None:
+            hang_up()
+        else:
+            self.exit(return_code=128 + sig)
 
     # ------------------------------------------------------------ the store
 
@@ -142,7 +176,7 @@ class MemevoApp(App[None]):
     def on_store_loaded(self, message: StoreLoaded) -> None:
         m, state = message, self.state
         if state.read_only:
-            self.sub_title = f"{self.short_path} (read-only: {state.read_only_reason})"
+            self.sub_title = one_line(f"{self.short_path} (read-only: {state.read_only_reason})")
         state.replace(m.load, partial=m.partial, total=m.total, last_rowid=m.last_rowid)
         if not message.partial and not self._polling:
             self._polling = True

@@ -76,6 +76,11 @@ def one_line(text: str, width: int | None = None) -> str:
     return line
 
 
+def plain_lines(text: str) -> str:
+    """``text`` shown visibly, keeping its line breaks and tabs (a notice, a dialog)."""
+    return calm_marks(visible(text, keep_newlines=True))
+
+
 def iso_day(value: str | None) -> str:
     """``YYYY-MM-DD`` (UTC) of a stored timestamp, or ``""`` when it does not parse."""
     ms = parse_ms(value)

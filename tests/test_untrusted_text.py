@@ -1,0 +1,157 @@
+"""Store text never acts: every notice that quotes a record shows it literally.
+
+A memory's text, id and origin are user and model output. Textual parses a notice's
+message as markup unless told not to, so ``[/]`` crashed the dashboard,
+``[Next Steps]`` vanished and ``[@click=app.quit]`` became a live link. These tests
+run every curation and yank key on every record of the hostile fixture and read the
+notices as the screen draws them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.style import Style
+from textual.pilot import Pilot
+from textual.widgets._toast import Toast
+
+from memevo_tui.app import MemevoApp
+from memevo_tui.screens.confirm import ConfirmScreen
+from memevo_tui.screens.correct import CorrectScreen
+from memevo_tui.text import one_line, plain_lines
+from memevo_tui.widgets.memory_list import MemoryList
+from store import CorruptRow, Memory, MemoryStore, fixed_clock
+
+from apphelpers import make_app, settle, until, wait_loaded
+from conftest import FIXTURE_NOW
+
+HELM = "a100f0dec266627497b0e637"
+HELM_MARKUP = "Helm charts live under charts/[/] and are pinned in Chart.lock."
+
+
+def shown(app: MemevoApp) -> list[str]:
+    """The notices on screen, as their toasts draw them, each checked: it shows its
+    notice's text literally and visibly, and nothing in it acts (no link, no action).
+    The notices are then cleared, so that each check reads only the latest."""
+    notices = list(app._notifications)
+    expected = {
+        (f"{one_line(n.title)}\n" if n.title else "") + plain_lines(n.message) for n in notices
+    }
+    toasts = [toast.render() for toast in app.screen.query(Toast)]
+    assert len(toasts) == len(notices)
+    for content in toasts:
+        assert content.plain in expected, content.plain
+        assert "\x1b" not in content.plain and "\x07" not in content.plain
+        for span in content.spans:
+            style = span.style
+            meta: object = style.meta if isinstance(style, Style) else None
+            assert not meta and "@click" not in str(style) and "link" not in str(style), span
+    assert all(not n.markup for n in notices)
+    app.clear_notifications()
+    return [plain_lines(n.message) for n in notices]
+
+
+async def press(pilot: Pilot[None], *keys: str) -> list[str]:
+    """Press ``keys``, let the dashboard settle, and return the notices they gave."""
+    await pilot.press(*keys)
+    await settle(pilot)
+    assert pilot.app.is_running, f"the app ended after {keys}"
+    app = pilot.app
+    assert isinstance(app, MemevoApp)
+    return shown(app)
+
+
+async def answer(pilot: Pilot[None], key: str) -> list[str]:
+    """Answer the dialog the last key opened (``n`` or ``esc`` cancels it); what the
+    dialog and the answer gave."""
+    app = pilot.app
+    assert isinstance(app, MemevoApp)
+    await until(pilot, lambda: isinstance(app.screen, ConfirmScreen | CorrectScreen), "a dialog")
+    return shown(app) + await press(pilot, key)
+
+
+async def test_every_curation_and_yank_on_every_hostile_record_shows_its_text_literally(
+    hostile: Path,
+) -> None:
+    app = make_app(hostile)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await press(pilot, "a", "z", "g")  # forgotten and conflicted too; no detail pane
+        memory_list = app.query_one("#memory-list", MemoryList)
+        count = len(memory_list.rows)
+        assert count == 32
+        for i in range(count):
+            if i:
+                await press(pilot, "j")
+            row = memory_list.highlighted
+            assert row is not None and memory_list.cursor == i
+            notices = await press(pilot, "y", "Y")
+            assert f"Copied its id: {one_line(row.id, 70)}" in notices
+            if isinstance(row, CorruptRow):
+                [refused] = await press(pilot, "p")
+                assert refused.endswith("is a corrupt row: it is shown, never acted upon")
+                continue
+            assert f"Copied its text: {one_line(row.content, 70)}" in notices
+            await press(pilot, "p")  # pin or unpin, or pi's refusal
+            await press(pilot, "r", "c", "escape")  # resolve or its refusal; a conflict mark
+            for key, reply in (("d", "n"), ("4", "n"), ("e", "escape"), ("u", "y")):
+                await pilot.press(key)  # forget, incorrect, correct, undo: each asks first
+                await answer(pilot, reply)
+            assert memory_list.highlighted is not None
+            assert memory_list.highlighted.id == row.id
+        assert memory_list.cursor == count - 1
+
+
+async def test_a_bracketed_label_is_copied_and_shown_whole(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await press(pilot, "slash", *"ab0a2c2c", "enter")
+        row = app.query_one("#memory-list", MemoryList).highlighted
+        assert isinstance(row, Memory) and row.content.startswith("[in progress]")
+        [copied] = await press(pilot, "Y")
+        assert app.clipboard == row.content
+        assert copied.startswith("Copied its text: [in progress] Porting the checkout")
+
+
+async def test_a_correction_with_a_closing_tag_survives_every_notice(realistic: Path) -> None:
+    store = await MemoryStore.open(realistic, clock=fixed_clock(FIXTURE_NOW))
+    await store.correct(HELM, HELM_MARKUP)
+    await store.close()
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await press(pilot, "slash", *HELM, "enter")
+        [copied] = await press(pilot, "Y")
+        assert HELM_MARKUP in copied
+        await press(pilot, "i", *"where do helm charts live", "enter")
+        assert app.focused is not None and app.focused.id == "recall-list"
+        await pilot.press("4")  # incorrect: asks first
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the dialog")
+        await pilot.press("y")
+        await until(
+            pilot,
+            lambda: any(n.title == "Recall preview changed" for n in app._notifications),
+            "the preview's notice",
+        )
+        await settle(pilot)
+        changed = next(n for n in app._notifications if n.title == "Recall preview changed")
+        assert "charts/[/]" in changed.message
+        shown(app)
+        assert app.is_running
+
+
+async def test_an_action_link_in_a_record_is_shown_not_run(hostile: Path) -> None:
+    app = make_app(hostile)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await press(pilot, "a", "slash", *"click here", "enter")
+        row = app.query_one("#memory-list", MemoryList).highlighted
+        assert isinstance(row, Memory) and "[@click=app.quit]" in row.content
+        await pilot.press("Y")
+        await settle(pilot)
+        toast = app.screen.query_one(Toast)
+        assert "[@click=app.quit]click here[/]" in toast.render().plain
+        await pilot.click(toast, offset=(20, 1))  # where "click here" is drawn
+        await settle(pilot)
+        assert app.is_running
