@@ -72,6 +72,7 @@ def run_app(
     if problem is not None:
         sys.stderr.write(f"memevo-tui: {problem}\n")
         return EXIT_CANNOT_RUN
+    in_terminal = not (smoke or served)
     app = MemevoApp(
         path,
         read_only=read_only,
@@ -80,6 +81,7 @@ def run_app(
         live_demo=live_demo,
         handle_signals=not smoke,
         remember=label is None,  # the demo's temporary store leaves nothing behind
+        driver_class=terminal.driver() if in_terminal else None,
     )
     if smoke:
         report = asyncio.run(_smoke(app))
@@ -88,7 +90,5 @@ def run_app(
             return 1
         print(report)
         return 0
-    if not served:
-        terminal.install()
     app.run()
     return app.return_code or 0

@@ -1,4 +1,4 @@
-"""Terminal input made safe for pasted text.
+"""The terminal the dashboard runs in: pasted text made safe; the driver to run it with.
 
 Textual's input parser ends a bracketed paste's text at the first ESC inside
 it and turns the rest into key presses, so pasting ``abc<ESC>[31mdef`` into a
@@ -6,14 +6,23 @@ text box types ``^[31mdef`` first and inserts ``abc`` after it, and the same
 paste over a list would run its single-key actions. ``PasteSafeParser``
 replaces each ESC inside a paste with the visible ``␛`` before Textual parses
 it: the pasted text arrives whole, in order, as one paste.
+
+In a terminal the dashboard runs on ``guarded.GuardedDriver`` (Linux and macOS),
+which also ends the process when the terminal goes away.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
+from textual import constants
 from textual._xterm_parser import XTermParser
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from textual.driver import Driver
 
 PASTE_START = "\x1b[200~"
 PASTE_END = "\x1b[201~"
@@ -66,8 +75,12 @@ class PasteSafeParser(XTermParser):
         return "".join(out)
 
 
-def install() -> None:
-    """Make Textual's terminal driver parse input with ``PasteSafeParser``."""
-    from textual.drivers import linux_driver
+def driver() -> type[Driver] | None:
+    """The driver to run the dashboard in a terminal with: ``GuardedDriver`` where
+    Textual would use its Linux driver (Linux and macOS), else Textual's own choice."""
+    if constants.DRIVER is not None or sys.platform == "win32":
+        return None
+    from .guarded import GuardedDriver, install
 
-    linux_driver.XTermParser = PasteSafeParser  # type: ignore[attr-defined]
+    install()
+    return GuardedDriver

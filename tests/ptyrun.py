@@ -21,12 +21,23 @@ MOUSE_ON = b"\x1b[?1000h"
 MOUSE_OFF = b"\x1b[?1000l"
 
 
+def _take_the_terminal() -> None:
+    """In the child, a new session's leader: stdin's pty becomes its controlling terminal."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
 class PtyRun:
     """``python -m memevo_tui ARGS`` with its stdin, stdout and stderr on a pty."""
 
     def __init__(
-        self, *args: str, env: dict[str, str] | None = None, size: tuple[int, int] = (120, 40)
+        self,
+        *args: str,
+        env: dict[str, str] | None = None,
+        size: tuple[int, int] = (120, 40),
+        controlling: bool = False,
     ) -> None:
+        """``controlling``: the pty becomes the program's controlling terminal, as a
+        terminal emulator's or sshd's is, so closing its master hangs it up (SIGHUP)."""
         self.master, slave = pty.openpty()
         cols, rows = size
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
@@ -45,6 +56,7 @@ class PtyRun:
             cwd=ROOT,
             env=full_env,
             start_new_session=True,
+            preexec_fn=_take_the_terminal if controlling else None,
         )
         os.close(slave)
         self.output = b""
@@ -69,6 +81,12 @@ class PtyRun:
             if time.monotonic() > deadline or not self._read(0.1):
                 return needle in self.output
         return True
+
+    def pump(self, seconds: float) -> None:
+        """Read what the program draws for ``seconds`` (it goes on drawing meanwhile)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and self._read(min(0.05, seconds)):
+            pass
 
     def send(self, data: bytes) -> None:
         os.write(self.master, data)

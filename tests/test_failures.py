@@ -427,22 +427,32 @@ def test_a_paste_holding_an_escape_arrives_whole_and_in_order(realistic: Path) -
     run.finish()
 
 
-def test_the_paste_guard_is_what_the_driver_parses_with() -> None:
-    from textual.drivers import linux_driver
-
+async def test_the_paste_guard_is_what_the_driver_parses_with(realistic: Path) -> None:
     from memevo_tui import terminal
+    from memevo_tui.app import MemevoApp
 
-    original = linux_driver.XTermParser  # type: ignore[attr-defined]
+    driver_class = terminal.driver()
+    assert driver_class is not None
+    before = {s: signal.getsignal(s) for s in (signal.SIGTSTP, signal.SIGCONT)}
+    read, write = os.pipe()
     try:
-        terminal.install()
-        parser = linux_driver.XTermParser()  # type: ignore[attr-defined]
-        events = []
+        driver = driver_class(MemevoApp(realistic))
+        driver.fileno = read  # type: ignore[attr-defined]
+        events: list[object] = []
+        driver.process_message = events.append  # type: ignore[method-assign,assignment]
+        lost: list[int] = []
+        driver.lose = lambda: lost.append(1)  # type: ignore[attr-defined]
         for chunk in ("x\x1b[200~abc\x1b[3", "1mdef\x1b[2", "01~y"):  # split anywhere
-            events += list(parser.feed(chunk))
+            os.write(write, chunk.encode())
+        os.close(write)  # then the end of file: the input thread ends
+        await asyncio.to_thread(driver.run_input_thread)  # type: ignore[attr-defined]
     finally:
-        linux_driver.XTermParser = original  # type: ignore[attr-defined]
+        os.close(read)
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
     assert [type(e).__name__ for e in events] == ["Key", "Paste", "Key"]
     assert events[1].text == "abc␛[31mdef"  # type: ignore[attr-defined]
+    assert lost == [1]  # the end of file is the terminal gone
 
 
 # ---------------------------------------------------------------- the key map
