@@ -20,13 +20,14 @@ from textual.app import App
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
 
-from store import Clock, Memory, MemoryLoad, StoreError, system_clock
+from store import Clock, Memory, MemoryLoad, Replaced, StoreError, system_clock
 from store.demo_learner import learn_forever
 
 from .appstate import Visit
 from .commands import MemevoCommands
 from .inbox import summarize
 from .keymap import check_keymap, key_groups, keymap_path, load_keymap, scopes
+from .keys import reopen_hint
 from .live import INTERVAL, ChangePoller
 from .messages import (
     InboxReady,
@@ -187,11 +188,12 @@ class MemevoApp(App[None]):
 
     def on_store_failed(self, message: StoreFailed) -> None:
         error = message.error
-        if str(error) != self.state.failure:  # one toast per problem, not one per poll
-            self.notify(
-                str(error), title=f"Store error: {error.cause}", severity="error", timeout=30
-            )
-        self.state.fail(str(error), error.cause)
+        text = str(error)
+        if isinstance(error, Replaced):  # the file held is not the one at the path
+            text += f"; {reopen_hint(self)}"
+        if text != self.state.failure:  # one toast per problem, not one per poll
+            self.notify(text, title=f"Store error: {error.cause}", severity="error", timeout=30)
+        self.state.fail(text, error.cause)
 
     def on_store_recovered(self, message: StoreRecovered) -> None:
         self.state.recovered()

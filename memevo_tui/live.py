@@ -54,6 +54,7 @@ class ChangePoller:
         store = self.state.store
         if store is None:
             return None
+        store.check_file()  # replaced or deleted on disk: raises Replaced, reads nothing
         if self._retry_at is not None:
             if time.monotonic() < self._retry_at:
                 return None

@@ -231,6 +231,8 @@ class DashboardState:
         """
         self._read_begun = True
         task, self._first = self._first, None
+        if task is None and self.store is not None and self.store.file_problem() is not None:
+            await self.close()  # replaced or deleted on disk: open what is there now
         page, total = await (task if task is not None else self._first_read())
         store = await self.open()
         if page is not None:
@@ -310,6 +312,9 @@ class DashboardState:
             )
         if self.read_only:
             return f"Read-only ({self.read_only_reason}): nothing was written"
+        problem = self.store.file_problem() if self.store is not None else None
+        if problem is not None:
+            return f"{problem}: nothing was written"
         return None
 
     def _replace_all(self, load: MemoryLoad[Memory]) -> None:

@@ -13,7 +13,8 @@ import aiosqlite
 
 from ._js import iso
 from .clock import Clock
-from .errors import translate
+from .errors import Replaced, translate
+from .identity import FileIdentity
 from .policy import DEFAULT, Policy
 
 IdFactory = Callable[[], str]
@@ -35,6 +36,7 @@ class StoreBase:
         new_id: IdFactory,
         on_close: Callable[[], None] | None = None,
         policy: Policy = DEFAULT,
+        identity: FileIdentity | None = None,
     ) -> None:
         self._db = db
         self.path = path
@@ -48,6 +50,21 @@ class StoreBase:
         self._on_close = on_close
         self.policy = policy
         """The routing and budget policy (``recovery.json``) pi reads beside the store."""
+        self.identity = identity
+        """The file and write-ahead log this connection holds (None: a private snapshot,
+        nothing to compare)."""
+
+    def file_problem(self) -> str | None:
+        """How the path no longer leads to the file this connection holds, or None."""
+        return None if self.identity is None else self.identity.problem()
+
+    def check_file(self, *, writing: bool = False) -> None:
+        """Raise ``Replaced`` when the file at the path is not the one held (two
+        ``lstat`` calls): before every write, and on every live poll."""
+        problem = self.file_problem()
+        if problem is not None:
+            done = "nothing was written" if writing else "this is what it was before"
+            raise Replaced(f"{problem}: {done}")
 
     async def close(self) -> None:
         try:

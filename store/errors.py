@@ -100,6 +100,13 @@ class IOFailure(StoreFault):
     cause = "I/O error"
 
 
+class Replaced(StoreFault):
+    """The path no longer leads to the file this connection holds (``identity.py``):
+    nothing is written, and the store must be opened again."""
+
+    cause = "replaced on disk"
+
+
 BUSY_MESSAGE = (
     "The memory store is busy: another program is writing to it or holds it exclusively "
     "(locking_mode=EXCLUSIVE), and it did not let go within 5 s; try again when it is done"

@@ -25,6 +25,7 @@ from urllib.parse import quote
 import aiosqlite
 
 from .errors import CannotOpen, MissingStore, NotAStore, UnsupportedSchema, translate
+from .identity import FileIdentity
 from .policy import DEFAULT, InvalidPolicy, Policy, read_policy
 
 SUPPORTED_SCHEMAS = ("2", "3", "4", "5", "6", "7")
@@ -112,6 +113,8 @@ class Opened:
     cleanup: Callable[[], None] | None = None
     """Removes a snapshot copy when the store closes."""
     policy: Policy = DEFAULT
+    identity: FileIdentity | None = None
+    """The file and log the connection holds (None for a private snapshot)."""
 
 
 def _writable_dir(path: Path) -> bool:
@@ -192,7 +195,8 @@ async def open_connection(path: Path, *, read_only: bool) -> Opened:
             reason = f"schema {schema} needs migration: open it in pi first to write to it"
         if reason:
             why = f"{reason}; {note}" if note else reason
-            return Opened(db, True, why, schema, cleanup, policy)
+            identity = None if cleanup is not None else FileIdentity.of(path)
+            return Opened(db, True, why, schema, cleanup, policy, identity)
     except BaseException:
         await db.close()
         if cleanup is not None:
@@ -205,11 +209,15 @@ async def open_connection(path: Path, *, read_only: bool) -> Opened:
         if str(mode).lower() != "wal":
             await db.execute("PRAGMA journal_mode=WAL")
         await db.execute("PRAGMA synchronous=FULL")
+        await db.execute("SELECT 1 FROM sqlite_master LIMIT 1")  # the log exists from here
         if st.st_mode & 0o077:
             os.chmod(path, 0o600)
+        identity = FileIdentity.of(path)
+        if identity is None or identity.main != (st.st_dev, st.st_ino):
+            raise CannotOpen(f"{path} was replaced or deleted while it was being opened")
     except BaseException as exc:
         await db.close()
         if isinstance(exc, sqlite3.Error | OSError):
             raise translate(exc, path) from exc
         raise
-    return Opened(db, False, "", schema, policy=policy)
+    return Opened(db, False, "", schema, policy=policy, identity=identity)

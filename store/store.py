@@ -53,6 +53,7 @@ class MemoryStore(Curation, Reads):
             new_id=new_id or _uuid4,
             on_close=opened.cleanup,
             policy=opened.policy,
+            identity=opened.identity,
         )
 
 

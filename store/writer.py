@@ -27,18 +27,21 @@ class Writer(StoreBase):
         """One ``BEGIN IMMEDIATE`` transaction: all of it commits, or none of it.
 
         Any failure (a refusal, SQLite, the disk) rolls back what was begun and leaves
-        as a ``StoreError``; a failed COMMIT reports its own cause.
+        as a ``StoreError``; a failed COMMIT reports its own cause. Nothing is begun,
+        or committed, once the path no longer leads to the file held (``Replaced``).
         """
         if self.read_only:
             raise ReadOnly(f"The store is read-only ({self.read_only_reason})")
         async with self._lock:
             db = self._db
+            self.check_file(writing=True)
             try:
                 await db.execute("BEGIN IMMEDIATE")
             except (sqlite3.Error, OSError) as exc:
                 raise translate(exc, self.path, writing=True) from exc
             try:
                 yield db
+                self.check_file(writing=True)  # replaced while it ran: roll it back
                 await db.execute("COMMIT")
             except BaseException as exc:
                 await self._roll_back()

@@ -25,6 +25,7 @@ from store.curation import UndoPlan
 
 from ..appstate import Batch
 from ..bulk import WORDS, Step, plan
+from ..keys import reopen_hint
 from ..messages import StatusChanged, StoreFailed
 from ..screens.confirm import ConfirmScreen, bulk_dialog, undo_dialog
 from ..screens.prompt import PromptScreen
@@ -351,5 +352,7 @@ class MarkingView(BaseView):
         """Say why nothing may be written now (the time dial, read-only); True if so."""
         why = self.state.write_refusal()
         if why is not None:
+            if self.state.store is not None and self.state.store.file_problem() is not None:
+                why += f"; {reopen_hint(self.app)}"
             self.notify(why, title="Nothing written", severity="warning")
         return why is not None

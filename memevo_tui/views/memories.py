@@ -24,12 +24,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from store import Changed, CorruptRow, Memory, Refused, StoreError
+from store import Changed, CorruptRow, Memory, Refused, Replaced, StoreError
 
 from ..bulk import BULK_VERBS, FEEDBACK
 from ..commands import SORTS
 from ..export import BadExport, ExportRequest, atomic_file, export, format_for
-from ..messages import ReloadWanted, StatusChanged
+from ..messages import ReloadWanted, StatusChanged, StoreFailed
 from ..screens.confirm import (
     conflict_dialog,
     forget_dialog,
@@ -405,6 +405,9 @@ class MemoriesView(MarkingView):
             title = "Changed under you"
         else:
             title = "Refused" if isinstance(error, Refused) else f"Not written: {error.cause}"
+        if isinstance(error, Replaced):  # the app says so, and keeps saying it
+            self.post_message(StoreFailed(error))
+            return
         self.notify(f"{message.label}: {error}", title=title, severity="error", timeout=8)
         if isinstance(error, Changed):
             self.post_message(ReloadWanted())
