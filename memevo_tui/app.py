@@ -23,7 +23,7 @@ from textual.notifications import SeverityLevel
 from store import Clock, Memory, MemoryLoad, Replaced, StoreError, system_clock
 from store.demo_learner import learn_forever
 
-from .appstate import Visit
+from .appstate import Visit, reconcile
 from .commands import MemevoCommands
 from .inbox import summarize
 from .keymap import check_keymap, key_groups, keymap_path, load_keymap, scopes
@@ -181,6 +181,7 @@ class MemevoApp(App[None]):
         state.replace(m.load, partial=m.partial, total=m.total, last_rowid=m.last_rowid)
         if not message.partial and not self._polling:
             self._polling = True
+            self.settle_journal()
             self.offer_inbox()
             self.set_interval(INTERVAL, self._poll)
             if self.live_demo:
@@ -204,6 +205,44 @@ class MemevoApp(App[None]):
     def action_reload(self) -> None:
         self.load_store()
         self.notify("Reloaded from the store")
+
+    @work(group="journal", exit_on_error=False)
+    async def settle_journal(self) -> None:
+        """Say once if the state directory cannot be used; complete each bulk action a
+        killed process left journaled, with the events the events table shows it wrote."""
+        state = self.state
+        remembered, store = state.remembered, state.store
+        if remembered is None or store is None:
+            return
+        problem = await asyncio.to_thread(remembered.check)
+        if problem is not None:
+            self.notify(
+                f"Batch undo and the last visit are off: {problem}",
+                title="State directory",
+                severity="warning",
+                timeout=15,
+            )
+            return
+        lines = []
+        for pending in await asyncio.to_thread(remembered.pending):
+            try:
+                events = await store.events(limit=None, after_rowid=pending.after_rowid)
+            except StoreError:
+                return
+            written = reconcile(pending, events)
+            await asyncio.to_thread(remembered.finish_batch, pending.id, written, cut_short=True)
+            lines.append(
+                f"A bulk {pending.verb} of {len(pending.targets)} records ({pending.at[:16]}) "
+                f"was cut short: {len(written)} written"
+            )
+        if lines:
+            state.regrouped()
+            self.notify(
+                "\n".join([*lines, "History (h) shows them as one entry; u there undoes them"]),
+                title="Bulk action cut short",
+                severity="warning",
+                timeout=30,
+            )
 
     @work(group="inbox", exit_on_error=False)
     async def offer_inbox(self) -> None:

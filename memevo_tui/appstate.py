@@ -4,13 +4,17 @@
 directory per store, keyed by its resolved path. Never the store itself:
 
 * ``visit.json``: the last visit (the newest event seen, and when);
-* ``batches.jsonl``: which events one bulk action wrote, so the history can
-  show (and undo) them as one entry;
+* ``batches.jsonl``: each bulk action, journaled before its first write and
+  completed after its last, so the history shows (and undoes) its events as one
+  entry, and a bulk action cut short is reconciled with the events it wrote;
 * ``review.json``: review items the user chose to keep as they are.
 
-Every file is written whole and atomically (a temporary file, then a rename). A
-file that cannot be read is treated as empty: losing it costs a convenience,
-never data. No Textual here.
+The directories are made 0700 and must be the user's own; none of them, and no
+file in them, is ever followed as a symbolic link (each is opened relative to its
+parent with ``O_NOFOLLOW``). Every file is written whole and atomically: a new
+file beside it, then a rename within the directory. A file that cannot be read,
+or holds garbage, is treated as empty: losing it costs a convenience, never data.
+When the directory cannot be used, ``problem`` says why in a few words. No Textual.
 """
 
 from __future__ import annotations
@@ -19,17 +23,36 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
+import socket
+import stat
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from store import Event
+
+try:
+    import fcntl
+except ImportError:  # Windows: one dashboard's journal is not locked against another's
+    fcntl = None  # type: ignore[assignment]
+
+MAX_BYTES = 16 << 20
+"""The most of a state file ever read (its newest part): a bigger one is cut there."""
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_BEGUN_HERE: set[str] = set()
+"""The bulk actions this process journaled and has not completed yet."""
 
 
 def state_home() -> Path:
     base = os.environ.get("XDG_STATE_HOME")
     return Path(base).expanduser() if base else Path.home() / ".local" / "state"
+
+
+class Unusable(Exception):
+    """The state directory cannot be used; the message says why, in a few words."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +71,119 @@ class Batch:
     verb: str
     at: str
     events: tuple[str, ...]
+    planned: int = 0
+    """How many records it set out to write (0: not journaled, an older entry)."""
+    cut_short: bool = False
+    """It stopped before its end (the process was killed, the machine went down):
+    ``events`` are the ones the events table shows it wrote."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A bulk action journaled before its first write and not completed."""
+
+    id: str
+    verb: str
+    op: str
+    """The upstream operation each write is: pin, unpin, forget, a verdict, undo..."""
+    at: str
+    after_rowid: int
+    """The newest event before its first write."""
+    targets: tuple[str, ...]
+    """The records it writes (for an undo, the events it undoes), in order."""
+    pid: int
+    host: str
+
+    @property
+    def running(self) -> bool:
+        """True while the process that journaled it may still be writing it."""
+        if self.id in _BEGUN_HERE:
+            return True
+        if self.host != socket.gethostname() or self.pid == os.getpid():
+            return False  # its pid is ours now: whatever journaled it is gone
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except OSError:
+            return True  # it exists, and is somebody else's
+        return True
+
+
+def _reason_matches(op: str, target: str, e: Event) -> bool:
+    """Is ``e`` the write ``op`` makes for ``target`` (a record; an event for undo)?"""
+    if e.actor != "manual":
+        return False
+    if op == "undo":
+        return e.reason == f"Undo {target}"
+    if op in ("useful", "unhelpful", "accurate", "incorrect"):
+        matched = e.reason.startswith(f"Feedback {op}: ")
+    else:
+        matched = e.reason == op
+    return matched and target in e.record_ids
+
+
+def reconcile(pending: Pending, events: Sequence[Event | Any]) -> tuple[str, ...]:
+    """The events a bulk action cut short wrote, read from the events table: for each
+    of its targets, the first later event by hand of its operation that names it."""
+    left = list(pending.targets)
+    found: list[str] = []
+    later = sorted(
+        (e for e in events if isinstance(e, Event) and e.rowid > pending.after_rowid),
+        key=lambda e: e.rowid,
+    )
+    for e in later:
+        for target in left:
+            if _reason_matches(pending.op, target, e):
+                found.append(e.id)
+                left.remove(target)
+                break
+    return tuple(found)
+
+
+def _batch_line(b: Batch) -> dict[str, Any]:
+    line: dict[str, Any] = {"id": b.id, "verb": b.verb, "at": b.at, "events": list(b.events)}
+    if b.planned:
+        line["planned"] = b.planned
+    if b.cut_short:
+        line["cutShort"] = True
+    return line
+
+
+def _pending_line(p: Pending) -> dict[str, Any]:
+    return {
+        "id": p.id,
+        "state": "begun",
+        "verb": p.verb,
+        "op": p.op,
+        "at": p.at,
+        "afterRowid": p.after_rowid,
+        "targets": list(p.targets),
+        "pid": p.pid,
+        "host": p.host,
+    }
+
+
+def _parse(line: str) -> Batch | Pending | None:
+    try:
+        data = json.loads(line)
+        if not isinstance(data, dict):
+            return None
+        if data.get("state") == "begun":
+            return Pending(
+                str(data["id"]), str(data["verb"]), str(data["op"]), str(data["at"]),
+                int(data["afterRowid"]), tuple(str(t) for t in data["targets"]),
+                int(data["pid"]), str(data["host"]),
+            )  # fmt: skip
+        events = data["events"]
+        if not isinstance(events, list):
+            return None
+        return Batch(
+            str(data["id"]), str(data["verb"]), str(data["at"]), tuple(str(e) for e in events),
+            int(data.get("planned") or 0), data.get("cutShort") is True,
+        )  # fmt: skip
+    except (ValueError, KeyError, TypeError, OverflowError, RecursionError):
+        return None  # a damaged line costs its batch's grouping, nothing else
 
 
 class AppState:
@@ -56,26 +192,160 @@ class AppState:
     def __init__(self, store_path: Path, root: Path | None = None) -> None:
         resolved = str(store_path.expanduser().resolve())
         key = hashlib.sha256(resolved.encode("utf-8")).hexdigest()[:16]
-        self.dir = (root or state_home()) / "memevo-tui" / "stores" / key
+        self.root = root or state_home()
+        self.parts = ("memevo-tui", "stores", key)
+        self.dir = self.root.joinpath(*self.parts)
         self.store_path = resolved
+        self.problem: str | None = None
+        """Why the directory could not be used, the last time it was tried (None: it was)."""
+
+    # ------------------------------------------------------------ the directory
+
+    @contextlib.contextmanager
+    def _opened(self) -> Iterator[int]:
+        """The store's directory, opened (and made, 0700) without following a symlink."""
+        root = self.root
+        try:
+            root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(root, os.O_RDONLY | _DIRECTORY)
+        except (FileExistsError, NotADirectoryError):
+            raise Unusable(f"{root} is not a directory") from None
+        except OSError as exc:
+            raise Unusable(f"{root}: {exc.strerror or exc}") from None
+        path = root
+        try:
+            for part in self.parts:
+                path = path / part
+                child = self._child(fd, part, path)
+                os.close(fd)
+                fd = child
+            yield fd
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _child(parent: int, name: str, path: Path) -> int:
+        """Open (or make) one directory below ``parent``, never through a symlink, and
+        only if it is the user's own (narrowed to 0700 if it was open to others)."""
+        flags = os.O_RDONLY | _DIRECTORY | _NOFOLLOW
+        try:
+            try:
+                fd = os.open(name, flags, dir_fd=parent)
+            except FileNotFoundError:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o700, dir_fd=parent)
+                fd = os.open(name, flags, dir_fd=parent)
+        except OSError as exc:
+            try:
+                link = stat.S_ISLNK(os.lstat(name, dir_fd=parent).st_mode)
+            except OSError:
+                link = False
+            why = "is a symbolic link" if link else f"cannot be used: {exc.strerror or exc}"
+            raise Unusable(f"{path} {why}") from None
+        try:
+            st = os.fstat(fd)
+            euid = os.geteuid() if hasattr(os, "geteuid") else st.st_uid
+            if st.st_uid != euid:
+                raise Unusable(f"{path} belongs to another user (uid {st.st_uid})")
+            if stat.S_IMODE(st.st_mode) & 0o077:
+                try:
+                    os.fchmod(fd, 0o700)
+                except OSError:
+                    raise Unusable(f"{path} is open to others and cannot be narrowed") from None
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def check(self) -> str | None:
+        """Make sure the directory can be used; why not, or None."""
+        try:
+            with self._opened():
+                pass
+        except Unusable as exc:
+            self.problem = str(exc)
+        else:
+            self.problem = None
+        return self.problem
+
+    @contextlib.contextmanager
+    def _locked(self, fd: int) -> Iterator[None]:
+        """Hold the directory's lock: one dashboard's read-and-rewrite at a time."""
+        if fcntl is None:
+            yield
+            return
+        lock = os.open(".lock", os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600, dir_fd=fd)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(lock)
+
+    def _read_text(self, fd: int, name: str) -> str:
+        """The file's text (its newest ``MAX_BYTES``), or "" if it is not a readable
+        regular file."""
+        try:
+            f = os.open(name, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0), dir_fd=fd)
+        except OSError:
+            return ""
+        try:
+            st = os.fstat(f)
+            if not stat.S_ISREG(st.st_mode):
+                return ""
+            skip = max(0, st.st_size - MAX_BYTES)
+            if skip:
+                os.lseek(f, skip, os.SEEK_SET)
+            chunks = []
+            while data := os.read(f, 1 << 20):
+                chunks.append(data)
+                if sum(map(len, chunks)) >= MAX_BYTES:
+                    break
+            text = b"".join(chunks).decode("utf-8", "replace")
+            return text.partition("\n")[2] if skip else text  # a cut first line is dropped
+        except OSError:
+            return ""
+        finally:
+            os.close(f)
+
+    def _write_text(self, fd: int, name: str, text: str) -> None:
+        """Replace the file with ``text``: a new file beside it, then a rename."""
+        tmp = f".{name}.{uuid.uuid4().hex}"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
+        try:
+            f = os.open(tmp, flags, 0o600, dir_fd=fd)
+            try:
+                os.write(f, text.encode("utf-8"))
+                os.fsync(f)
+            finally:
+                os.close(f)
+            os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=fd)
+            raise
 
     def _read(self, name: str) -> Any:
         try:
-            return json.loads((self.dir / name).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            with self._opened() as fd:
+                text = self._read_text(fd, name)
+        except Unusable as exc:
+            self.problem = str(exc)
+            return None
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError):
             return None
 
     def _write(self, name: str, text: str) -> bool:
         """Write atomically; False (and nothing changed) when the directory is unusable."""
         try:
-            self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=f".{name}.")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, self.dir / name)
-        except OSError:
-            with contextlib.suppress(OSError, UnboundLocalError):
-                os.unlink(tmp)
+            with self._opened() as fd:
+                self._write_text(fd, name, text)
+        except Unusable as exc:
+            self.problem = str(exc)
+            return False
+        except OSError as exc:
+            self.problem = f"{self.dir / name}: {exc.strerror or exc}"
             return False
         return True
 
@@ -85,7 +355,7 @@ class AppState:
         data = self._read("visit.json")
         try:
             return Visit(int(data["rowid"]), float(data["atMs"]))
-        except (TypeError, KeyError, ValueError):
+        except (TypeError, KeyError, ValueError, OverflowError):
             return None
 
     def save_visit(self, visit: Visit) -> bool:
@@ -94,31 +364,78 @@ class AppState:
 
     # ------------------------------------------------------------ batches
 
-    def batches(self) -> list[Batch]:
+    def _journal(self) -> list[Batch | Pending]:
         try:
-            lines = (self.dir / "batches.jsonl").read_text(encoding="utf-8").splitlines()
-        except OSError:
+            with self._opened() as fd:
+                text = self._read_text(fd, "batches.jsonl")
+        except Unusable as exc:
+            self.problem = str(exc)
             return []
-        out = []
-        for line in lines:
-            try:
-                data = json.loads(line)
-                out.append(Batch(str(data["id"]), str(data["verb"]), str(data["at"]),
-                                 tuple(str(e) for e in data["events"])))  # fmt: skip
-            except (ValueError, KeyError, TypeError):
-                continue  # a damaged line costs its batch's grouping, nothing else
-        return out
+        return [entry for line in text.splitlines() if (entry := _parse(line)) is not None]
 
-    def add_batch(self, verb: str, at: str, events: Sequence[str]) -> Batch | None:
-        """Journal a bulk action of two or more events; the batch, or None if not kept."""
-        if len(events) < 2:
+    def batches(self) -> list[Batch]:
+        """The bulk actions done (a reconciled cut-short one included), oldest first."""
+        return [b for b in self._journal() if isinstance(b, Batch)]
+
+    def pending(self) -> list[Pending]:
+        """Bulk actions begun and never completed by a process that is gone."""
+        return [p for p in self._journal() if isinstance(p, Pending) and not p.running]
+
+    def _rewrite(self, change: Any) -> bool:
+        """Read the journal, ``change`` its entries, write it back: under the lock."""
+        try:
+            with self._opened() as fd, self._locked(fd):
+                text = self._read_text(fd, "batches.jsonl")
+                entries = [e for line in text.splitlines() if (e := _parse(line)) is not None]
+                entries = change(entries)
+                lines = [
+                    json.dumps(_pending_line(e) if isinstance(e, Pending) else _batch_line(e))
+                    for e in entries
+                ]
+                self._write_text(fd, "batches.jsonl", "".join(f"{line}\n" for line in lines))
+        except Unusable as exc:
+            self.problem = str(exc)
+            return False
+        except OSError as exc:
+            self.problem = f"{self.dir / 'batches.jsonl'}: {exc.strerror or exc}"
+            return False
+        return True
+
+    def begin_batch(
+        self, verb: str, op: str, at: str, targets: Sequence[str], after_rowid: int
+    ) -> str | None:
+        """Journal a bulk action before its first write; its id, or None if not kept."""
+        pending = Pending(
+            str(uuid.uuid4()), verb, op, at, after_rowid, tuple(targets), os.getpid(),
+            socket.gethostname(),
+        )  # fmt: skip
+        if not self._rewrite(lambda entries: [*entries, pending]):
             return None
-        batch = Batch(str(uuid.uuid4()), verb, at, tuple(events))
-        lines = [
-            json.dumps({"id": b.id, "verb": b.verb, "at": b.at, "events": list(b.events)})
-            for b in [*self.batches(), batch]
-        ]
-        return batch if self._write("batches.jsonl", "\n".join(lines) + "\n") else None
+        _BEGUN_HERE.add(pending.id)
+        return pending.id
+
+    def finish_batch(
+        self, batch_id: str, events: Sequence[str], *, cut_short: bool = False
+    ) -> Batch | None:
+        """Complete a journaled bulk action with the events it wrote: the batch, or None
+        when it wrote fewer than two (then there is nothing to group)."""
+        found: list[Batch] = []
+
+        def change(entries: list[Batch | Pending]) -> list[Batch | Pending]:
+            out: list[Batch | Pending] = []
+            for e in entries:
+                if isinstance(e, Pending) and e.id == batch_id:
+                    if len(events) >= 2:
+                        found.append(
+                            Batch(e.id, e.verb, e.at, tuple(events), len(e.targets), cut_short)
+                        )
+                        out.append(found[-1])
+                    continue
+                out.append(e)
+            return out
+
+        _BEGUN_HERE.discard(batch_id)
+        return found[0] if self._rewrite(change) and found else None
 
     # ------------------------------------------------------------ review
 

@@ -66,10 +66,12 @@ class OwnWrite:
 
 @dataclass(frozen=True, slots=True)
 class LiveChanged:
-    """Another connection committed: the events it added and the records it changed."""
+    """Another connection committed: the events it added and the records it changed
+    (``added``: the ids of those that are new to the dashboard)."""
 
     events: tuple[EventRow, ...]
     rows: tuple[Row, ...]
+    added: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +95,12 @@ class Dialed:
     as_of: float | None
 
 
-Change = Reloaded | OwnWrite | LiveChanged | Failed | LiveToggled | Dialed
+@dataclass(frozen=True, slots=True)
+class Regrouped:
+    """The app's journal of bulk actions changed (a batch cut short was reconciled)."""
+
+
+Change = Reloaded | OwnWrite | LiveChanged | Failed | LiveToggled | Dialed | Regrouped
 
 
 def at(rows: Sequence[Row], when_ms: float) -> list[Row]:
@@ -369,12 +376,16 @@ class DashboardState:
         rowids = [e.rowid for e in events if isinstance(e, Event)]
         if rowids:
             self.last_rowid = max(self.last_rowid, *rowids)
-        self._tell(LiveChanged(tuple(events), tuple(self._put(rows))))
+        added = frozenset(r.id for r in rows if self._index_of(r.id) is None)
+        self._tell(LiveChanged(tuple(events), tuple(self._put(rows)), added))
 
     def saw_done_sources(self, signature: tuple[int, int], rowids: frozenset[int]) -> None:
         """The done sources as of a read: the first read, or the live poller's once it
         has read the stamps of those done since (see ``live``)."""
         self.done_sources, self.done_source_rowids = signature, rowids
+
+    def regrouped(self) -> None:
+        self._tell(Regrouped())
 
     def fail(self, message: str, cause: str) -> None:
         self.failure, self.problem = message, cause

@@ -92,8 +92,12 @@ def incorrect_dialog(content: str, duplicates: int) -> ConfirmScreen:
     return ConfirmScreen("Mark this memory incorrect?", detail, yes="Incorrect")
 
 
-def bulk_dialog(title: str, steps: Sequence[Step]) -> ConfirmScreen:
-    """Asks before a bulk action, listing every record with what will happen to it."""
+def bulk_dialog(
+    title: str, steps: Sequence[Step], notes: Sequence[str] = (), *, grouped: bool = True
+) -> ConfirmScreen:
+    """Asks before a bulk action, listing every record with what will happen to it
+    (``notes``: what else the user must know first, one line each; ``grouped``: the
+    history will show the events as one entry)."""
     table = Table(box=None, padding=(0, 1), show_header=False, expand=True)
     table.add_column("what", no_wrap=True, style="bold")
     table.add_column("record", ratio=1)
@@ -110,9 +114,12 @@ def bulk_dialog(title: str, steps: Sequence[Step]) -> ConfirmScreen:
         else:
             table.add_row(WORDS.get(step.op, step.op), text)
     writes, unchanged, refused = tally(steps)
+    one = " (one undo in the history undoes them all)" if grouped else ""
     foot = Text(
-        f"\n{writes} will be written, one pi event each (one undo in the history undoes "
-        f"them all); {unchanged} unchanged; {refused} refused.",
+        f"\n{writes} will be written, one pi event each{one}; {unchanged} unchanged; "
+        f"{refused} refused.",
         style="italic",
     )
+    for note in notes:
+        foot.append(f"\n{note}", style="bold")
     return ConfirmScreen(title, Group(table, foot), yes="Write")

@@ -23,7 +23,7 @@ from store.model import ACTORS
 
 from ..filters import Field, Query
 from ..messages import BatchUndoRequested, StatusChanged, StoreFailed, UndoRequested
-from ..state import Change, DashboardState, EventRow, LiveChanged, OwnWrite, Reloaded
+from ..state import Change, DashboardState, EventRow, LiveChanged, OwnWrite, Regrouped, Reloaded
 from ..text import one_line
 from ..view import KIND_NAMES
 from ..widgets.event_diff import EventDiff
@@ -127,7 +127,9 @@ class HistoryView(FilteringView):
             self.load_events()
 
     def state_changed(self, change: Change) -> None:
-        if isinstance(change, OwnWrite | Reloaded):
+        if isinstance(change, Regrouped):
+            self._show()
+        elif isinstance(change, OwnWrite | Reloaded):
             self.stale = True
             if self.active:
                 self.load_events()

@@ -19,7 +19,7 @@ from textual import work
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from store import CorruptRow, Memory, MemoryStore, StoreError
+from store import CorruptRow, Memory, MemoryStore, Refused, StoreError
 from store._js import iso
 from store.curation import UndoPlan
 
@@ -77,6 +77,10 @@ class MarkingView(BaseView):
         rows: Sequence[Row]
         refused: Sequence[tuple[str, str]]
         unchanged: int
+        stopped: str = ""
+        """Why the rest was not written (the store could not be written at all), or ""."""
+        left: int = 0
+        """How many were not written because of it."""
 
     @dataclass
     class UndoAsked(Message):
@@ -97,7 +101,12 @@ class MarkingView(BaseView):
         super().__init__(state, id=id)
         self.marks: dict[str, int] = {}
         """Marked record ids, and the revision each had when marked."""
-        self._range: tuple[int, dict[str, int]] | None = None
+        self._range: tuple[dict[str, int], list[str]] | None = None
+        """A range being marked: the marks before it, and the records the cursor has
+        passed since, in order (moving back over them unmarks them again)."""
+        self.arrived: set[str] = set()
+        """Records that arrived (pi wrote them) since marking began: never marked but
+        by hand, and counted in a bulk action's preview."""
 
     @property
     def memory_list(self) -> MemoryList:
@@ -142,25 +151,56 @@ class MarkingView(BaseView):
 
     def action_range(self) -> None:
         if self._range is None:
-            self._range = (self.memory_list.cursor, dict(self.marks))
+            row = self.memory_list.highlighted
+            passed = [row.id] if isinstance(row, Memory) and row.id not in self.arrived else []
+            self._range = (dict(self.marks), passed)
             self._extend_range()
             self.notify("Range: the rows the cursor passes are marked; v ends it, esc drops it")
         else:
             self._range = None
             self._show_marks()
 
+    def _pass(self, row: Row | None) -> None:
+        """The cursor moved to ``row``: the records it passed on the way join the range;
+        back onto one it passed, the range shrinks to there. Held by id, so a record that
+        arrives or moves meanwhile is never swept in by its position."""
+        if self._range is None or row is None:
+            return
+        _, passed = self._range
+        if row.id in passed:
+            del passed[passed.index(row.id) + 1 :]
+            return
+        index_of = self.memory_list.index_of
+        rows = self.memory_list.rows
+        here = index_of(row.id)
+        there = index_of(passed[-1]) if passed else None
+        between: Sequence[Row] = ()
+        if here is not None and there is not None:
+            low, high = sorted((here, there))
+            between = rows[low + 1 : high] if here > there else rows[low + 1 : high][::-1]
+        taken = set(passed)
+        for r in (*between, row):
+            if isinstance(r, Memory) and r.id not in self.arrived and r.id not in taken:
+                passed.append(r.id)
+                taken.add(r.id)
+
     def _extend_range(self) -> None:
         if self._range is None:
             return
-        anchor, base = self._range
-        low, high = sorted((anchor, self.memory_list.cursor))
-        rows = self.memory_list.rows[low : high + 1]
-        self.marks = {**base, **{r.id: r.revision for r in rows if isinstance(r, Memory)}}
+        base, passed = self._range
+        revision = {r.id: r.revision for r in map(self.state.find, passed) if isinstance(r, Memory)}
+        self.marks = {**base, **{i: revision[i] for i in passed if i in revision}}
         self._show_marks()
 
     def on_memory_list_highlighted(self, message: MemoryList.Highlighted) -> None:
         if self._range is not None:
+            self._pass(self.memory_list.highlighted)
             self._extend_range()
+
+    def note_arrivals(self, ids: frozenset[str]) -> None:
+        """Records pi just wrote: while marks exist they are kept out of any range."""
+        if self.marks or self._range is not None:
+            self.arrived |= ids
 
     def action_mark_all(self) -> None:
         rows = [r for r in self.memory_list.rows if isinstance(r, Memory)]
@@ -173,6 +213,7 @@ class MarkingView(BaseView):
         if not self.marks and self._range is None:
             return False
         self.marks, self._range = {}, None
+        self.arrived.clear()
         self._show_marks()
         self.notify("Marks cleared")
         return True
@@ -191,7 +232,27 @@ class MarkingView(BaseView):
             if yes:
                 self.write_many(op, steps, origin)
 
-        self.app.push_screen(bulk_dialog(title, steps), done)
+        notes = []
+        if self.arrived:
+            marked = sum(1 for i in self.arrived if i in self.marks)
+            notes.append(
+                f"{len(self.arrived)} record(s) arrived since marking began; "
+                f"{marked or 'none'} of them marked (by hand)."
+            )
+        ungrouped = self.grouping_notes()
+        dialog = bulk_dialog(title, steps, [*notes, *ungrouped], grouped=not ungrouped)
+        self.app.push_screen(dialog, done)
+
+    def grouping_notes(self) -> list[str]:
+        """What the preview must say when the bulk action cannot be journaled as one."""
+        remembered = self.state.remembered
+        if remembered is None:
+            return ["This store is temporary: the history shows each record's event on its "
+                    "own, and they are undone record by record."]  # fmt: skip
+        problem = remembered.check()
+        if problem is None:
+            return []
+        return [f"Batch undo is off ({problem}): the events are undone record by record."]
 
     @staticmethod
     async def _one(store: MemoryStore, step: Step, origin: str) -> str | None:
@@ -207,17 +268,20 @@ class MarkingView(BaseView):
 
     @work(group="write", exit_on_error=False)
     async def write_many(self, verb: str, steps: Sequence[Step], origin: str = "") -> None:
-        """Write each step in turn; a refusal is noted and the next one written."""
+        """Write each step in turn, journaled as one bulk action before the first write and
+        completed after the last. A refusal is noted and the next one written; a store
+        that cannot be written at all (replaced, read-only, busy, a full disk) stops it."""
         store = self.state.store
         if store is None:
             return
         events: list[str] = []
         refused = [(s.text or s.memory_id, s.refusal) for s in steps if s.refusal]
         unchanged = sum(1 for s in steps if s.unchanged and not s.refusal)
+        writing = [s for s in steps if s.writes]
+        batch_id = await self._begin(store, verb, writing)
         ids: dict[str, None] = {}
-        for step in steps:
-            if not step.writes:
-                continue
+        stopped, left = "", 0
+        for n, step in enumerate(writing):
             try:
                 event_id = await self._one(store, step, origin)
                 if event_id is None:
@@ -225,31 +289,53 @@ class MarkingView(BaseView):
                     continue
                 events.append(event_id)
                 ids.update(dict.fromkeys((await store.event(event_id)).record_ids))
-            except StoreError as exc:  # refused or could not run: this one only
+            except Refused as exc:  # this record only: the next one is written
                 refused.append((step.text or step.memory_id, str(exc)))
+            except StoreError as exc:  # the store cannot be written: none of the rest is
+                stopped, left = str(exc), len(writing) - n
+                break
+        if batch_id is not None and self.state.remembered is not None:
+            self.state.remembered.finish_batch(batch_id, events)
         try:
             rows = await store.memories(list(ids))
         except StoreError:
             rows = []
-        self.post_message(self.BatchWritten(verb, events, rows, refused, unchanged))
+        self.post_message(self.BatchWritten(verb, events, rows, refused, unchanged, stopped, left))
+
+    async def _begin(self, store: MemoryStore, verb: str, writing: Sequence[Step]) -> str | None:
+        """Journal a bulk action before its first write (None: not journaled)."""
+        remembered = self.state.remembered
+        if remembered is None or len(writing) < 2:
+            return None
+        try:
+            after = await store.last_event_rowid()
+        except StoreError:
+            return None  # the first write will say what is wrong
+        at = iso(self.state.clock())
+        targets = [s.memory_id for s in writing]
+        return remembered.begin_batch(verb, writing[0].op, at, targets, after)
 
     def on_marking_view_batch_written(self, message: BatchWritten) -> None:
-        remembered = self.state.remembered
-        if remembered is not None:
-            remembered.add_batch(message.verb, iso(self.state.clock()), message.events)
         done = f"{DONE.get(message.verb, 'Wrote')} {len(message.events)}"
         lines = [f"{done}, {len(message.refused)} refused, {message.unchanged} unchanged"]
+        if message.stopped:
+            lines.append(f"stopped, {message.left} not written: {message.stopped}")
         lines += [f"refused: “{one_line(t, 40)}”: {why}" for t, why in message.refused[:4]]
         if len(message.refused) > 4:
             lines.append(f"…and {len(message.refused) - 4} more")
         self.notify(
             "\n".join(lines),
             title="Bulk action",
-            severity="warning" if message.refused else "information",
+            severity="error"
+            if message.stopped
+            else "warning"
+            if message.refused
+            else "information",
             timeout=12,
         )
-        if message.verb != "undo":
+        if message.verb != "undo" and not message.stopped:
             self.marks, self._range = {}, None
+            self.arrived.clear()
             self._show_marks()
         self.state.written(message.rows)
 
@@ -341,6 +427,11 @@ class MarkingView(BaseView):
     def on_marking_view_batch_planned(self, message: BatchPlanned) -> None:
         batch, steps = message.batch, message.steps
         title = f"Undo the {batch.verb} of {len(batch.events)} records ({batch.at[:16]})?"
+        if batch.cut_short:
+            title = (
+                f"Undo the {batch.verb} cut short ({batch.at[:16]}): the {len(batch.events)} "
+                f"of {batch.planned} records it wrote?"
+            )
 
         def done(yes: bool | None) -> None:
             if yes:

@@ -153,6 +153,7 @@ class MemoriesView(MarkingView):
         elif isinstance(change, OwnWrite):
             browser.put(change.rows)
         elif isinstance(change, LiveChanged):
+            self.note_arrivals(change.added)
             browser.put(change.rows)
             memory_list.flash({r.id for r in change.rows})
         elif isinstance(change, Failed) and change.message:

@@ -117,6 +117,13 @@ def diff_table(
 def describe_batch(row: BatchRow) -> RenderableType:
     head = Text()
     head.append(f"{row.batch.at}  one bulk action: {row.batch.verb}", style="bold")
+    batch = row.batch
+    if batch.cut_short:
+        head.append(
+            f"\ncut short: it wrote {len(batch.events)} of its {batch.planned} records before "
+            "it stopped (the app was killed or the machine went down)",
+            style="bold yellow",
+        )
     head.append(
         f"\n{len(row.events)} events, one per record (enter lists them; u undoes them all)\n"
     )

@@ -71,13 +71,14 @@ def batch_cells(row: BatchRow) -> dict[str, str]:
     origins = {origin_name(e.scope) for e in row.events}
     first = row.events[-1] if row.events else None
     text = event_text(first) if first is not None else ""
+    cut = f", cut short at {len(row.events)} of {row.batch.planned}" if row.batch.cut_short else ""
     return {
         "time": row.batch.at[:16].replace("T", " "),
         "actor": "manual",
         "verb": one_line(f"{row.batch.verb} ×{len(row.events)}"),
         "kind": KIND_CODES.get(str(kinds.pop()), "") if len(kinds) == 1 else "*",
         "origin": one_line(origins.pop()) if len(origins) == 1 else "several",
-        "text": f"⊞ one bulk action: {text.split('  (+')[0]} and {len(row.events) - 1} more",
+        "text": f"⊞ one bulk action{cut}: {text.split('  (+')[0]} and {len(row.events) - 1} more",
     }
 
 

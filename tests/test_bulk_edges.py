@@ -1,0 +1,402 @@
+"""Bulk actions at the edges: one cut short by a kill, marks made while pi writes, and
+the app's own state directory when it is hostile or unusable."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ptyrun import PtyRun
+from rich.console import Console
+from test_app import event_count, stored
+
+from memevo_tui.appstate import MAX_BYTES, AppState, Visit
+from memevo_tui.screens.confirm import ConfirmScreen
+from memevo_tui.views.memories import MemoriesView
+from memevo_tui.widgets.event_list import BatchRow, EventList
+from memevo_tui.widgets.memory_list import MemoryList
+from store import Memory, MemoryStore, fixed_clock
+from store.learning import ClaimIn, Learning
+
+from apphelpers import make_app, settle, until, wait_loaded
+from conftest import FIXTURE_NOW, ROOT
+
+
+def memories(app: Any) -> MemoryList:
+    found: MemoryList = app.query_one("#memory-list", MemoryList)
+    return found
+
+
+def toasts(app: Any) -> list[str]:
+    return [f"{n.title}: {n.message}" for n in app._notifications]
+
+
+def drawn(renderable: Any) -> str:
+    """The text as drawn, its lines joined and spaces collapsed (paths wrap anywhere)."""
+    console = Console(width=160, record=True)
+    console.print(renderable)
+    return " ".join(console.export_text().split())
+
+
+def manual_events_after(path: Path, rowid: int) -> list[tuple[int, dict[str, Any]]]:
+    con = sqlite3.connect(path)
+    rows = con.execute(
+        "SELECT rowid, data FROM events WHERE rowid > ? ORDER BY rowid", (rowid,)
+    ).fetchall()
+    con.close()
+    return [(r, json.loads(d)) for r, d in rows if json.loads(d)["actor"] == "manual"]
+
+
+def last_rowid(path: Path) -> int:
+    con = sqlite3.connect(path)
+    (n,) = con.execute("SELECT coalesce(max(rowid), 0) FROM events").fetchone()
+    con.close()
+    return int(n)
+
+
+# ---------------------------------------------------------------- #4: cut short
+
+KILLED_MIDWAY = """
+import asyncio, os, signal, sys
+from pathlib import Path
+from memevo_tui.appstate import AppState
+from store import MemoryStore, fixed_clock
+
+async def main(path: str, targets: list[str]) -> None:
+    clock = fixed_clock("2026-11-01T12:00:00.000Z")
+    async with await MemoryStore.open(path, clock=clock) as store:
+        after = await store.last_event_rowid()
+        AppState(Path(path)).begin_batch("forget", "forget", "2026-11-01T12:00:00.000Z",
+                                         targets, after)
+        for memory_id in targets[:3]:
+            await store.forget(memory_id)
+        os.kill(os.getpid(), signal.SIGKILL)  # the machine went down after three of five
+
+asyncio.run(main(sys.argv[1], sys.argv[2:]))
+"""
+
+
+async def forgettable(path: Path, count: int) -> list[str]:
+    async with await MemoryStore.open(path, clock=fixed_clock(FIXTURE_NOW)) as store:
+        load = await store.load_memories()
+    rows = [r for r in load.memories if isinstance(r, Memory) and r.status == "confirmed"]
+    return [r.id for r in rows if r.layer == "durable"][:count]
+
+
+async def test_a_bulk_forget_cut_short_is_undone_by_one_u(realistic: Path) -> None:
+    targets = await forgettable(realistic, 5)
+    assert len(targets) == 5
+    before = last_rowid(realistic)
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_MIDWAY, str(realistic), *targets], cwd=ROOT, check=False
+    )
+    assert killed.returncode == -signal.SIGKILL
+    written = manual_events_after(realistic, before)
+    assert [e["reason"] for _, e in written] == ["forget"] * 3
+    assert AppState(realistic).pending(), "the batch was journaled before its first write"
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await until(pilot, lambda: any("cut short" in t for t in toasts(app)), "the notice")
+        notice = next(t for t in toasts(app) if "cut short" in t)
+        assert "A bulk forget of 5 records" in notice and "3 written" in notice
+        assert not AppState(realistic).pending()  # reconciled, once
+        (batch,) = AppState(realistic).batches()
+        assert batch.cut_short and batch.planned == 5
+        assert list(batch.events) == [e["id"] for _, e in written]
+
+        await pilot.press("h")
+        await settle(pilot)
+        history = app.query_one(EventList)
+        first = history.rows[0]
+        assert isinstance(first, BatchRow) and len(first.events) == 3  # one entry
+        assert "cut short at 3 of 5" in history.cells(first)["text"]
+        count = event_count(realistic)
+        await pilot.press("u")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "cut short" in app.screen.title_text and "the 3 of 5" in app.screen.title_text
+        await pilot.press("y")
+        await settle(pilot)
+        assert event_count(realistic) == count + 3  # one u: all three undone
+    for memory_id in targets:
+        assert stored(realistic, memory_id)["status"] == "confirmed"
+
+
+KEYS_THEN_WATCH = 0.02
+"""How often the kill test looks at the events table (it kills at the first forget)."""
+
+
+def test_kill_9_during_a_bulk_forget_leaves_it_one_batch(tmp_path: Path) -> None:
+    """The real dashboard, killed as soon as its first forget commits: whatever it wrote
+    by then (one event or all of them) is undone from one history entry."""
+    from conftest import copy_fixture
+
+    db = copy_fixture("realistic.sqlite", tmp_path)
+    env = {"MEMEVO_NOW": FIXTURE_NOW, "XDG_STATE_HOME": str(tmp_path / "state")}
+    before = last_rowid(db)
+    run = PtyRun("--db", str(db), env=env, size=(160, 50))
+    try:
+        assert run.read_until(b"shown of"), run.text[-2000:]
+        run.send(b"/is:unpinned\r")
+        run.pump(1.0)
+        run.send(b"\x01")  # ctrl+a: mark every record the filter shows
+        assert run.read_until(b"marked"), run.text[-2000:]
+        run.send(b"d")
+        assert run.read_until(b"Write"), run.text[-2000:]
+        run.send(b"y")
+        deadline = time.monotonic() + 60
+        while not manual_events_after(db, before):
+            assert time.monotonic() < deadline, "no forget was written"
+            run.pump(KEYS_THEN_WATCH)
+        run.proc.kill()  # kill -9 at the first commit
+        run.proc.wait()
+    finally:
+        if run.proc.poll() is None:
+            run.proc.kill()
+            run.proc.wait()
+        os.close(run.master)
+    written = [e["id"] for _, e in manual_events_after(db, before)]
+    assert written and all(e["reason"] == "forget" for _, e in manual_events_after(db, before))
+    state = AppState(db, tmp_path / "state")
+    assert len(state.pending()) == 1  # journaled before the first write
+    (pending,) = state.pending()
+    assert len(written) <= len(pending.targets)
+    print(f"killed after {len(written)} of {len(pending.targets)} forgets")
+
+    async def reopen() -> None:
+        app = make_app(db)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await wait_loaded(pilot)
+            await until(pilot, lambda: not state.pending(), "the journal reconciled")
+            if len(written) >= 2:
+                (batch,) = state.batches()
+                assert list(batch.events) == written
+                assert batch.cut_short == (len(written) < len(pending.targets))
+
+    asyncio.run(reopen())
+
+
+# ---------------------------------------------------------------- #6: marks while pi writes
+
+
+async def learn_one(store: MemoryStore, n: int) -> str:
+    """What pi does when it learns a memory: a source, a run, a claim. Its id."""
+    learning = Learning(store)
+    sid = f"compact:00000000-0000-4000-8000-{n:012d}:{n:08x}"
+    await learning.capture(
+        {
+            "id": sid,
+            "scope": "global",
+            "kind": "summary",
+            "content": f"The arrival number {n} uses port {4000 + n}.",
+            "createdAt": "2026-11-01T12:00:00.000Z",
+        }
+    )
+    run = await learning.begin(sid, model="anthropic/claude-sonnet-4-5", reserved_usd=0.2)
+    assert run is not None
+    before = {r.id for r in (await store.load_memories()).memories}
+    await learning.finish(
+        run,
+        [ClaimIn("fact", f"The arrival number {n} uses port {4000 + n}.")],
+        model="anthropic/claude-sonnet-4-5",
+        diagnostic={"protocol": 2, "model": "anthropic/claude-sonnet-4-5", "outputBytes": 120},
+        charged_usd=0.01,
+        input_tokens=2000,
+        output_tokens=100,
+    )
+    (new,) = {r.id for r in (await store.load_memories()).memories} - before
+    return new
+
+
+async def test_a_range_marks_what_the_cursor_passed_while_pi_writes(realistic: Path) -> None:
+    app = make_app(realistic)
+    clock = fixed_clock("2026-11-01T12:05:00.000Z")
+    async with (
+        app.run_test(size=(160, 50)) as pilot,
+        await MemoryStore.open(realistic, clock=clock) as pi,
+    ):
+        await wait_loaded(pilot)
+        shown = [r.id for r in memories(app).rows if isinstance(r, Memory)]
+        assert len(shown) > 60
+        arrived = []
+        await pilot.press("v")
+        for n in range(49):
+            await pilot.press("j")
+            arrived.append(await learn_one(pi, n))  # pi learns one between two key presses
+            await until(pilot, lambda: app.state.find(arrived[-1]) is not None, "the arrival")
+            await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        view = app.screen.query_one(MemoriesView)
+        assert set(view.marks) == set(shown[:50])  # exactly what the cursor passed
+        assert not set(view.marks) & set(arrived)
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        preview = drawn(app.screen.detail)
+        assert "50 will be written" in preview
+        assert "49 record(s) arrived since marking began; none of them marked" in preview
+        await pilot.press("escape")
+
+
+async def test_moving_back_over_a_range_shrinks_it(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        shown = [r.id for r in memories(app).rows if isinstance(r, Memory)]
+        await pilot.press("v", *"jjjjj", *"kk", "v")
+        await settle(pilot)
+        view = app.screen.query_one(MemoriesView)
+        assert set(view.marks) == set(shown[:4])
+
+
+# ---------------------------------------------------------------- #5: the state directory
+
+
+async def test_a_symlinked_state_directory_is_never_followed(
+    realistic: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "etc"
+    target.mkdir()
+    state = AppState(realistic)
+    state.dir.parent.mkdir(parents=True)
+    state.dir.symlink_to(target)
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await until(pilot, lambda: any("are off" in t for t in toasts(app)), "the warning")
+        (warning,) = [t for t in toasts(app) if "are off" in t]
+        assert "Batch undo and the last visit are off" in warning
+        assert "is a symbolic link" in warning
+        await pilot.press("space", "j", "space", "p")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        preview = drawn(app.screen.detail)
+        assert "undone record by record" in preview
+        assert "one undo in the history" not in preview
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("q")
+    assert list(target.iterdir()) == []  # nothing written through the link
+    assert [t for t in toasts(app) if "are off" in t] == [warning]  # said once
+
+
+async def test_a_state_home_that_is_a_file_warns_once_and_the_app_works(
+    realistic: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "state-file"
+    home.write_text("not a directory\n")
+    monkeypatch.setenv("XDG_STATE_HOME", str(home))
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await until(pilot, lambda: any("are off" in t for t in toasts(app)), "the warning")
+        assert any("is not a directory" in t for t in toasts(app))
+        before = event_count(realistic)
+        await pilot.press("space", "j", "space", "p")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "undone record by record" in drawn(app.screen.detail)
+        await pilot.press("y")
+        await settle(pilot)
+        assert event_count(realistic) == before + 2  # the writes themselves go ahead
+    assert home.read_text() == "not a directory\n"
+    assert sum("are off" in t for t in toasts(app)) == 1
+
+
+def test_state_directories_are_made_0700_and_narrowed(realistic: Path, tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    state = AppState(realistic, root)
+    assert state.save_visit(Visit(1, 2.0))
+    for path in [root / "memevo-tui", root / "memevo-tui" / "stores", state.dir]:
+        assert path.stat().st_mode & 0o777 == 0o700
+    assert (state.dir / "visit.json").stat().st_mode & 0o777 == 0o600
+    state.dir.chmod(0o755)
+    assert state.check() is None and state.dir.stat().st_mode & 0o777 == 0o700
+    assert [p.name for p in state.dir.iterdir()] == ["visit.json"]  # no temporary left
+
+
+def test_state_files_that_are_links_or_fifos_are_not_followed(
+    realistic: Path, tmp_path: Path
+) -> None:
+    state = AppState(realistic, tmp_path / "s")
+    assert state.check() is None
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"rowid": 7, "atMs": 1}\n')
+    (state.dir / "visit.json").symlink_to(secret)
+    os.mkfifo(state.dir / "batches.jsonl")  # reading a fifo would block for ever
+    assert state.visit() is None  # the link is not read through
+    assert state.batches() == [] and state.pending() == []
+    assert state.save_visit(Visit(9, 1.0))
+    assert secret.read_text() == '{"rowid": 7, "atMs": 1}\n'  # the link itself was replaced
+    assert not (state.dir / "visit.json").is_symlink()
+    assert state.visit() == Visit(9, 1.0)
+
+
+def test_garbage_huge_lines_and_wrong_types_in_state_files_are_tolerated(
+    realistic: Path, tmp_path: Path
+) -> None:
+    state = AppState(realistic, tmp_path / "s")
+    assert state.check() is None
+    good = {"id": "b1", "verb": "pin", "at": "2026-11-01T12:00:00.000Z", "events": ["e1", "e2"]}
+    lines = [
+        "garbage {",
+        "[1, 2, 3]",
+        "null",
+        json.dumps({"id": "b2", "verb": "pin", "at": "x", "events": "e1"}),
+        json.dumps({"state": "begun", "id": "p1", "verb": "pin"}),
+        json.dumps(
+            {
+                "state": "begun",
+                **{k: [] for k in ("id", "verb", "op", "at")},
+                "afterRowid": "1e400",
+                "targets": 3,
+                "pid": None,
+                "host": 1,
+            }
+        ),
+        "[" * 100_000 + "]" * 100_000,
+        "\udcff".encode("utf-8", "surrogatepass").decode("utf-8", "replace"),
+        json.dumps(good),
+    ]
+    (state.dir / "batches.jsonl").write_text("\n".join(lines) + "\n")
+    (state.dir / "visit.json").write_text('{"rowid": "many", "atMs": [1]}')
+    (state.dir / "review.json").write_text('{"kept": {"a": 1}}')
+    assert [b.id for b in state.batches()] == ["b1"]
+    assert state.pending() == []
+    assert state.visit() is None and state.kept() == set()
+    assert state.keep("k1") and state.kept() == {"k1"}
+
+    # a journal bigger than is ever read: its newest part counts, its cut line does not
+    with (state.dir / "batches.jsonl").open("w") as f:
+        f.write(json.dumps({**good, "id": "old"}) + "\n")
+        f.write("x" * (MAX_BYTES + 10) + "\n")
+        f.write(json.dumps({**good, "id": "new"}) + "\n")
+    assert [b.id for b in state.batches()] == ["new"]
+
+
+def test_begin_and_finish_keep_other_entries_and_drop_a_one_event_batch(
+    realistic: Path, tmp_path: Path
+) -> None:
+    state = AppState(realistic, tmp_path / "s")
+    first = state.begin_batch("pin", "pin", "2026-11-01T12:00:00.000Z", ["a", "b"], 10)
+    second = state.begin_batch("forget", "forget", "2026-11-01T12:01:00.000Z", ["c", "d"], 12)
+    assert first and second
+    assert state.pending() == []  # this process is running them
+    done = state.finish_batch(first, ["e1", "e2"])
+    assert done is not None and done.planned == 2 and not done.cut_short
+    assert state.finish_batch(second, ["e3"]) is None  # one event: nothing to group
+    assert [b.id for b in state.batches()] == [first]
+    text = (state.dir / "batches.jsonl").read_text()
+    assert text.count("\n") == 1
