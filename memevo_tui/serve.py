@@ -32,6 +32,15 @@ EXPOSE_FLAG = "--expose"
 STOP_GRACE_S = 5.0  # how long a tab's dashboard gets to quit before it is killed
 
 
+def too_many_tabs(max_tabs: int) -> str:
+    """What a tab beyond the cap is told, in the page and in its terminal."""
+    tabs = "tab" if max_tabs == 1 else "tabs"
+    return (
+        f"memevo-tui is serving {max_tabs} {tabs} already, the most it was started with "
+        f"(--max-tabs {max_tabs}); each runs its own dashboard. Close one, then reload this one."
+    )
+
+
 def is_loopback(host: str) -> bool:
     """True for addresses only this machine can reach: 127.0.0.0/8, ::1, localhost."""
     if host.lower() in LOOPBACK_NAMES:
@@ -71,6 +80,7 @@ class ServeRequest:
     host: str
     port: int
     token: str
+    max_tabs: int = 8
 
     def tab_argv(self) -> list[str]:
         """The command each browser tab runs: the dashboard, on this store."""

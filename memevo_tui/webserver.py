@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import logging
+import os
 import secrets
 import signal
 import sys
@@ -30,6 +32,7 @@ from .serve import (
     STOP_GRACE_S,
     ServeRequest,
     describe_bind_error,
+    too_many_tabs,
     url_host,
 )
 
@@ -62,13 +65,26 @@ class TabProcess(AppService):
         return process
 
     async def shut(self) -> None:
-        """Ask the dashboard to quit; kill it if it has not within the grace period."""
+        """Ask the dashboard to quit; kill it if it has not within the grace period.
+
+        The kill goes to the tab's session by its id, not through ``Process.kill``:
+        that polls the child first, and the poll can reap it under asyncio's child
+        watcher, which then logs "Unknown child process pid". Only the watcher reaps.
+        The session's id stays the child's own until the watcher has reaped it, and
+        ``returncode`` is set only after that, so the signal never reaches a stranger.
+        """
         process = self._process
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STOP_GRACE_S
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.stop(), STOP_GRACE_S)
-        if process is not None and process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
+        if process is None:
+            return
+        with contextlib.suppress(TimeoutError):  # it may be quitting still: let it
+            await asyncio.wait_for(process.wait(), max(0.5, deadline - loop.time()))
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
             await process.wait()
 
 
@@ -78,6 +94,8 @@ class DashboardServer(Server):
                          title=title)  # fmt: skip
         self.request = request
         self.tabs: set[TabProcess] = set()
+        self.open_tabs = 0
+        """Websockets being served a dashboard (counted before the first await)."""
 
     def authorised(self, given: str) -> bool:
         return secrets.compare_digest(given.encode(), self.request.token.encode())
@@ -97,9 +115,15 @@ class DashboardServer(Server):
         )
         return app
 
+    @property
+    def full(self) -> bool:
+        return self.open_tabs >= self.request.max_tabs
+
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
         if not self.authorised(request.query.get("token", "")):
             return web.Response(status=403, text=FORBIDDEN)
+        if self.full:
+            return full_page(self.title, self.request.max_tabs)
         base = f"{request.scheme}://{request.host}"
         ws_scheme = "wss" if request.scheme == "https" else "ws"
         context = {
@@ -119,6 +143,22 @@ class DashboardServer(Server):
         websocket = web.WebSocketResponse(heartbeat=15)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
+        if self.full:  # a page loaded before the others opened: told in its terminal
+            await websocket.prepare(request)
+            text = too_many_tabs(self.request.max_tabs)
+            with contextlib.suppress(Exception):
+                await websocket.send_bytes(f"\r\n {text}\r\n".encode())
+                await websocket.close()
+            return websocket
+        self.open_tabs += 1
+        try:
+            return await self._serve_tab(request, websocket, width, height)
+        finally:
+            self.open_tabs -= 1
+
+    async def _serve_tab(
+        self, request: web.Request, websocket: web.WebSocketResponse, width: int, height: int
+    ) -> web.WebSocketResponse:
         await websocket.prepare(request)
         tab = TabProcess(
             self.request.tab_argv(),
@@ -145,6 +185,20 @@ class DashboardServer(Server):
 
     async def stop_tabs(self) -> None:
         await asyncio.gather(*(tab.shut() for tab in list(self.tabs)), return_exceptions=True)
+
+
+def full_page(title: str, max_tabs: int) -> web.Response:
+    """The page a tab beyond ``--max-tabs`` gets: what happened and what to do."""
+    text = html.escape(too_many_tabs(max_tabs))
+    body = (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
+        f"</title></head><body style='font-family: monospace; margin: 2em'><p>{text}</p>"
+        "</body></html>"
+    )
+    response = web.Response(status=503, text=body, content_type="text/html")
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Retry-After"] = "5"
+    return response
 
 
 def same_origin(request: web.Request) -> bool:

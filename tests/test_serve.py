@@ -198,6 +198,63 @@ def test_the_page_and_its_websocket_need_the_runs_token(realistic: Path) -> None
         served.stop()
 
 
+async def open_tab(ws_url: str, session: Any) -> tuple[Any, str]:
+    """A websocket as the page's script opens it; what its terminal drew first."""
+    import asyncio
+
+    import aiohttp
+
+    ws = await session.ws_connect(ws_url)
+    drawn = b""
+    while b"shown of" not in drawn and b"--max-tabs" not in drawn:
+        message = await asyncio.wait_for(ws.receive(), START_TIMEOUT_S)
+        if message.type == aiohttp.WSMsgType.BINARY:
+            drawn += message.data
+        elif message.type != aiohttp.WSMsgType.TEXT:
+            break
+    return ws, drawn.decode("utf-8", "replace")
+
+
+async def test_tabs_beyond_max_tabs_are_told_so_and_closed_tabs_are_reaped_quietly(
+    realistic: Path,
+) -> None:
+    import asyncio
+
+    import aiohttp
+
+    with serving("--db", str(realistic), "--max-tabs", "2") as served:
+        base, token = served.url.split("/?token=")
+        ws_url = base.replace("http://", "ws://") + f"/ws/{token}?width=100&height=30"
+        async with aiohttp.ClientSession() as session:
+            for _ in range(4):  # open to the cap, one more, then close them all
+                first = await open_tab(ws_url, session)
+                second = await open_tab(ws_url, session)
+                assert "shown of" in first[1] and "shown of" in second[1]
+                status, page = await asyncio.to_thread(get, served.url)
+                assert status == 503 and "--max-tabs 2" in page and "Close one" in page
+                third, drawn = await open_tab(ws_url, session)
+                assert "serving 2 tabs already" in drawn and "reload" in drawn
+                assert len(tab_processes(str(realistic))) == 2  # no third dashboard
+                for ws, _ in (first, second):
+                    await ws.close()
+                await third.close()
+                await until_gone(str(realistic))
+                status, page = await asyncio.to_thread(get, served.url)
+                assert status == 200
+        code, err = served.stop()
+    assert code == 0, err
+    assert "Unknown child process" not in err and "Traceback" not in err
+    assert err == "memevo-tui: stopped; every tab's dashboard has quit\n"
+
+
+def test_max_tabs_must_be_a_count() -> None:
+    for value in ("0", "-1", "many"):
+        result = subprocess.run(serve_argv("--max-tabs", value), capture_output=True, text=True)
+        assert result.returncode == 2
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+        assert "--max-tabs" in result.stderr
+
+
 def test_a_port_in_use_is_one_line(realistic: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

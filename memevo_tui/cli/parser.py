@@ -36,6 +36,13 @@ def _limit(text: str) -> int:
     return value
 
 
+def _tabs(text: str) -> int:
+    value = _limit(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("at least 1 tab")
+    return value
+
+
 def _port(text: str) -> int:
     value = _limit(text)
     if value > 65535:
@@ -149,6 +156,14 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
         action="store_true",
         help="allow a --host other than loopback: anyone who can reach it and has the link "
         "can read and curate the store (there is no login, and no TLS)",
+    )
+    p.add_argument(
+        "--max-tabs",
+        type=_tabs,
+        default=8,
+        metavar="N",
+        help="at most N tabs at once, each its own dashboard process (default 8); a tab "
+        "beyond them is told so, and may reload once another is closed",
     )
     for name, what in (
         ("pin", "pin an active memory"),
