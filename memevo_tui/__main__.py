@@ -9,6 +9,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from store import (
     CannotOpen,
@@ -25,11 +26,46 @@ from store.demo import build_demo
 
 from . import __version__
 from .cli import EXIT_CANNOT_RUN, add_verbs, execute
-from .when import BadMoment, parse_moment
+from .when import OFFSET, BadMoment, parse_moment
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with a usage mistake told in one line (and exit 2), not a usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        hint = f"see {self.prog} --help"
+        for option in VALUED_OPTIONS:
+            if message == f"argument {option}: expected one argument":
+                hint = f"a value that begins with - is written {option}=-30d"
+        self.exit(EXIT_CANNOT_RUN, f"{self.prog}: {message} ({hint})\n")
+
+
+VALUED_OPTIONS = ("--as-of",)
+"""Options whose value may begin with "-" as users type it: ``--as-of -30d``."""
+
+
+def join_dashed_values(argv: Sequence[str]) -> list[str]:
+    """``--as-of -30d`` as ``--as-of=-30d``: argparse takes a value that begins with
+    "-" for another option, and would say the option has no value."""
+    out: list[str] = []
+    items = list(argv)
+    i = 0
+    while i < len(items):
+        item = items[i]
+        if item == "--":
+            out += items[i:]
+            break
+        if item in VALUED_OPTIONS and i + 1 < len(items) and OFFSET.match(items[i + 1].strip()):
+            out.append(f"{item}={items[i + 1]}")
+            i += 2
+            continue
+        out.append(item)
+        i += 1
+    return out
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     common.add_argument(
         "--db",
         metavar="PATH",
@@ -54,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="print JSON (verbs only)",
     )
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="memevo-tui",
         description=(
             "See, curate and correct what the pi coding agent remembers. "
@@ -109,12 +145,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(join_dashed_values(sys.argv[1:] if argv is None else argv))
     for name in ("db", "read_only", "demo", "json"):
         if not hasattr(args, name):
             setattr(args, name, None if name == "db" else False)
     clock = clock_from_env()
-    if getattr(args, "as_of", None):
+    if getattr(args, "as_of", None) is not None:
         try:
             when = parse_moment(args.as_of, clock())
         except BadMoment as exc:
@@ -216,6 +252,7 @@ def _serve(path: Path, args: argparse.Namespace, *, demo: bool, clock: Clock) ->
         host=args.host,
         port=args.port,
         token=new_token(),
+        max_tabs=args.max_tabs,
     )
     return serve_forever(request)
 

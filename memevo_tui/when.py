@@ -12,7 +12,7 @@ from store._js import iso, parse_ms
 
 DAY_MS = 86_400_000
 UNITS = {"h": DAY_MS / 24, "d": DAY_MS, "w": 7 * DAY_MS, "mo": 30.44 * DAY_MS, "y": 365.25 * DAY_MS}
-_OFFSET = re.compile(r"^([+-])\s*(\d+(?:\.\d+)?)\s*(h|d|w|mo|y)$", re.ASCII | re.IGNORECASE)
+OFFSET = re.compile(r"^([+-])\s*(\d+(?:\.\d+)?)\s*(h|d|w|mo|y)$", re.ASCII | re.IGNORECASE)
 HELP = "a date (2026-12-15), an instant (2026-12-15T09:30:00Z) or an offset (+30d, -1w, +12h)"
 
 
@@ -23,9 +23,11 @@ class BadMoment(ValueError):
 def parse_moment(text: str, now_ms: float) -> float | None:
     """Epoch ms of the moment ``text`` names, or None for now (raises ``BadMoment``)."""
     value = text.strip()
-    if value.lower() in ("", "now", "0"):
+    if not value:
+        raise BadMoment(f"an empty moment: give {HELP}, or now")
+    if value.lower() in ("now", "0"):
         return None
-    match = _OFFSET.match(value)
+    match = OFFSET.match(value)
     if match:
         sign, amount, unit = match.groups()
         delta = float(amount) * UNITS[unit.lower()]

@@ -232,3 +232,33 @@ def test_demo_verb(capsys: pytest.CaptureFixture[str]) -> None:
         "pending",
         "running",
     }
+
+
+def test_as_of_as_users_type_it(realistic: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--as-of -30d`` is the same as ``--as-of=-30d``; an empty moment is an error."""
+    code, spaced, _ = run(capsys, "list", "--json", "--db", str(realistic), "--as-of", "-30d")
+    assert code == 0
+    code, joined, _ = run(capsys, "list", "--json", "--db", str(realistic), "--as-of=-30d")
+    assert code == 0 and spaced == joined
+    code, now, _ = run(capsys, "list", "--json", "--db", str(realistic))
+    assert now != spaced  # a month earlier, the ages differ
+    for empty in ("", "   "):
+        code, out, err = run(capsys, "list", "--db", str(realistic), "--as-of", empty)
+        assert (code, out) == (2, "")
+        assert err.startswith("memevo-tui: --as-of: an empty moment") and err.count("\n") == 1
+
+
+def test_a_usage_mistake_is_one_line(realistic: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = {
+        ("list", "--db", str(realistic), "--as-of", "-x"): "--as-of=-30d",
+        ("list", "--db", str(realistic), "--as-of"): "--as-of=-30d",
+        ("list", "--bogus"): "unrecognized arguments: --bogus",
+        ("feedback", "abc", "great"): "invalid choice: 'great'",
+    }
+    for argv, needle in cases.items():
+        with pytest.raises(SystemExit) as exc:
+            main(list(argv))
+        assert exc.value.code == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and needle in err, err
+        assert not err.startswith("usage:")

@@ -203,7 +203,7 @@ class Dashboard(Screen[None]):
                 self.action_now()
                 return
             try:
-                when = parse_moment(text, state.clock())
+                when = parse_moment(text if text.strip() else "now", state.clock())
             except BadMoment as exc:
                 self.notify(str(exc), title="Time dial", severity="error")
                 return
