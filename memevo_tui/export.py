@@ -282,15 +282,40 @@ def _jsonl(
 
 # ------------------------------------------------------------------ Markdown
 
-_MD_INLINE = re.compile(r"([\\`*_\[\]<>|~&!])")
+_MD_INLINE = re.compile(r"([\\`*_\[\]<>|~&!@])")
 _MD_LINE_START = re.compile(r"^(\s*)(\d+)?([#+\-=>.)])", re.M)
+_LINKABLE = re.compile(
+    r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)[^\s<>`]+"  # what a forge turns into a link
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+",  # and an address it turns into a mailto: link
+    re.IGNORECASE,
+)
+_TRAILING = ".,:;!?'\")]}*_~"
+"""Punctuation after a URL that reads as the sentence's, not the URL's."""
+
+
+def _url_end(url: str) -> str:
+    """``url`` without the sentence's punctuation after it (a ")" it opened stays)."""
+    while url and url[-1] in _TRAILING:
+        if url[-1] == ")" and url.count("(") >= url.count(")"):
+            break
+        url = url[:-1]
+    return url
 
 
 def md_text(text: str) -> str:
-    """Store text, redacted, as Markdown that shows it as written and obeys none of it."""
+    """Store text, redacted, as Markdown that shows it as written and obeys none of it:
+    markup characters escaped (``@`` too, so a forge mentions nobody), and each URL or
+    address as inline code, so that no forge makes it a link."""
     clean = visible(redact(text), keep_newlines=True).replace("\t", " ")
-    clean = _MD_INLINE.sub(r"\\\1", clean)
-    return _MD_LINE_START.sub(_escape_line_start, clean)
+    parts: list[str] = []
+    at = 0
+    for m in _LINKABLE.finditer(clean):
+        url = _url_end(m.group(0))
+        parts.append(_MD_INLINE.sub(r"\\\1", clean[at : m.start()]))
+        parts.append(md_code(url))
+        at = m.start() + len(url)
+    parts.append(_MD_INLINE.sub(r"\\\1", clean[at:]))
+    return _MD_LINE_START.sub(_escape_line_start, "".join(parts))
 
 
 def _escape_line_start(m: re.Match[str]) -> str:

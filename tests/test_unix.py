@@ -248,6 +248,42 @@ def test_markdown_is_grouped_and_redacted(realistic: Path, tmp_path: Path) -> No
     assert md_text("# not a heading\n1. nor a list") == "\\# not a heading\n1\\. nor a list"
 
 
+LINKY = (
+    "Login at https://evil.example/login?next=/admin. Mirror: www.evil.example, "
+    "docs (https://en.wikipedia.org/wiki/Foo_(bar)). Ping @alice and @org/team, "
+    "or mail bob@corp.example.com; ftp://files.evil.example/x"
+)
+
+
+def outside_code(markdown: str) -> str:
+    """The Markdown with its inline code spans taken out."""
+    import re
+
+    return re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", markdown)
+
+
+def test_markdown_makes_no_links_and_mentions_nobody(hostile: Path, tmp_path: Path) -> None:
+    from markdown_it import MarkdownIt
+
+    (memory_id,) = rows_of(hostile, "SELECT id FROM memories LIMIT 1")[0]
+    result = cli("correct", memory_id, LINKY, "--db", str(hostile))
+    assert result.returncode == 0, result.stderr
+    target = tmp_path / "memories.md"
+    result = cli("export", "-o", str(target), "--db", str(hostile))
+    assert result.returncode == 0, result.stderr
+    text = target.read_text()
+    # a forge's autolinking, as markdown-it's linkify does it: nothing becomes a link
+    html = MarkdownIt("gfm-like", {"linkify": True}).render(text)
+    assert "<a " not in html, [line for line in html.splitlines() if "<a " in line][:3]
+    # and no @ outside code is bare (a forge would mention that user)
+    prose = outside_code(text)
+    assert "@" in prose and all(prose[i - 1] == "\\" for i, c in enumerate(prose) if c == "@")
+    for url in ("`https://evil.example/login?next=/admin`.", "`www.evil.example`,",
+                "(`https://en.wikipedia.org/wiki/Foo_(bar)`).", "`bob@corp.example.com`;",
+                "`ftp://files.evil.example/x`", "\\@alice", "\\@org/team"):  # fmt: skip
+        assert url in text
+
+
 # ---------------------------------------------------------------- explain and the tool
 
 
