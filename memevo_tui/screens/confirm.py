@@ -115,11 +115,12 @@ def bulk_dialog(
             table.add_row(WORDS.get(step.op, step.op), text)
     writes, unchanged, refused = tally(steps)
     one = " (one undo in the history undoes them all)" if grouped else ""
-    foot = Text(
-        f"\n{writes} will be written, one pi event each{one}; {unchanged} unchanged; "
+    head = Text(
+        f"{writes} will be written, one pi event each{one}; {unchanged} unchanged; "
         f"{refused} refused.",
         style="italic",
     )
-    for note in notes:
-        foot.append(f"\n{note}", style="bold")
-    return ConfirmScreen(title, Group(table, foot), yes="Write")
+    for note in notes:  # above the list, which may be longer than the dialog
+        head.append(f"\n{note}", style="bold")
+    head.append("\n")
+    return ConfirmScreen(title, Group(head, table), yes="Write")
