@@ -26,7 +26,7 @@ import os
 import socket
 import stat
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -139,6 +139,19 @@ def reconcile(pending: Pending, events: Sequence[Event | Any]) -> tuple[str, ...
                 left.remove(target)
                 break
     return tuple(found)
+
+
+def _json(text: str) -> Any:
+    """The JSON value, or None for garbage (a damaged file costs a convenience)."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _kept(data: Any) -> set[str]:
+    kept = data.get("kept") if isinstance(data, dict) else None
+    return {str(k) for k in kept} if isinstance(kept, list) else set()
 
 
 def _batch_line(b: Batch) -> dict[str, Any]:
@@ -324,23 +337,25 @@ class AppState:
                 os.unlink(tmp, dir_fd=fd)
             raise
 
-    def _read(self, name: str) -> Any:
+    def _text(self, name: str) -> str:
+        """The file's text, or "" (``problem`` says why when the directory is unusable)."""
         try:
             with self._opened() as fd:
-                text = self._read_text(fd, name)
+                return self._read_text(fd, name)
         except Unusable as exc:
             self.problem = str(exc)
-            return None
-        try:
-            return json.loads(text)
-        except (ValueError, RecursionError):
-            return None
+            return ""
 
-    def _write(self, name: str, text: str) -> bool:
-        """Write atomically; False (and nothing changed) when the directory is unusable."""
+    def _read(self, name: str) -> Any:
+        return _json(self._text(name))
+
+    def _replace(self, name: str, new_text: Callable[[str], str]) -> bool:
+        """Replace the file with ``new_text(its text now)``, atomically and under the
+        directory's lock (one dashboard's read-and-write at a time); False, and nothing
+        changed, when the directory or the file cannot be used."""
         try:
-            with self._opened() as fd:
-                self._write_text(fd, name, text)
+            with self._opened() as fd, self._locked(fd):
+                self._write_text(fd, name, new_text(self._read_text(fd, name)))
         except Unusable as exc:
             self.problem = str(exc)
             return False
@@ -360,17 +375,12 @@ class AppState:
 
     def save_visit(self, visit: Visit) -> bool:
         record = {"store": self.store_path, "rowid": visit.rowid, "atMs": visit.at_ms}
-        return self._write("visit.json", json.dumps(record) + "\n")
+        return self._replace("visit.json", lambda _: json.dumps(record) + "\n")
 
     # ------------------------------------------------------------ batches
 
-    def _journal(self) -> list[Batch | Pending]:
-        try:
-            with self._opened() as fd:
-                text = self._read_text(fd, "batches.jsonl")
-        except Unusable as exc:
-            self.problem = str(exc)
-            return []
+    def _journal(self, text: str | None = None) -> list[Batch | Pending]:
+        text = self._text("batches.jsonl") if text is None else text
         return [entry for line in text.splitlines() if (entry := _parse(line)) is not None]
 
     def batches(self) -> list[Batch]:
@@ -381,25 +391,17 @@ class AppState:
         """Bulk actions begun and never completed by a process that is gone."""
         return [p for p in self._journal() if isinstance(p, Pending) and not p.running]
 
-    def _rewrite(self, change: Any) -> bool:
+    def _rewrite(self, change: Callable[[list[Batch | Pending]], list[Batch | Pending]]) -> bool:
         """Read the journal, ``change`` its entries, write it back: under the lock."""
-        try:
-            with self._opened() as fd, self._locked(fd):
-                text = self._read_text(fd, "batches.jsonl")
-                entries = [e for line in text.splitlines() if (e := _parse(line)) is not None]
-                entries = change(entries)
-                lines = [
-                    json.dumps(_pending_line(e) if isinstance(e, Pending) else _batch_line(e))
-                    for e in entries
-                ]
-                self._write_text(fd, "batches.jsonl", "".join(f"{line}\n" for line in lines))
-        except Unusable as exc:
-            self.problem = str(exc)
-            return False
-        except OSError as exc:
-            self.problem = f"{self.dir / 'batches.jsonl'}: {exc.strerror or exc}"
-            return False
-        return True
+
+        def new_text(text: str) -> str:
+            lines = [
+                json.dumps(_pending_line(e) if isinstance(e, Pending) else _batch_line(e))
+                for e in change(self._journal(text))
+            ]
+            return "".join(f"{line}\n" for line in lines)
+
+        return self._replace("batches.jsonl", new_text)
 
     def begin_batch(
         self, verb: str, op: str, at: str, targets: Sequence[str], after_rowid: int
@@ -440,10 +442,10 @@ class AppState:
     # ------------------------------------------------------------ review
 
     def kept(self) -> set[str]:
-        data = self._read("review.json")
-        kept = data.get("kept") if isinstance(data, dict) else None
-        return {str(k) for k in kept} if isinstance(kept, list) else set()
+        return _kept(self._read("review.json"))
 
     def keep(self, key: str) -> bool:
-        kept = sorted(self.kept() | {key})
-        return self._write("review.json", json.dumps({"kept": kept}) + "\n")
+        def new_text(text: str) -> str:
+            return json.dumps({"kept": sorted(_kept(_json(text)) | {key})}) + "\n"
+
+        return self._replace("review.json", new_text)

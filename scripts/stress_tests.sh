@@ -9,7 +9,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-.venv/bin/python}
 runs=${RUNS:-5}
-tests=(tests/test_app.py tests/test_many.py tests/test_snapshots.py tests/test_recall_view.py tests/test_live.py)
+tests=(tests/test_app.py tests/test_many.py tests/test_snapshots.py tests/test_recall_view.py tests/test_live.py
+       tests/test_bulk_edges.py tests/test_replaced.py)
 # The demo learner's one-minute run checks the store, not the screen: left out to save time.
 skip="not test_demo_learner_leaves_the_store_valid_after_a_minute"
 work=$(mktemp -d)

@@ -324,7 +324,7 @@ def test_state_directories_are_made_0700_and_narrowed(realistic: Path, tmp_path:
     assert (state.dir / "visit.json").stat().st_mode & 0o777 == 0o600
     state.dir.chmod(0o755)
     assert state.check() is None and state.dir.stat().st_mode & 0o777 == 0o700
-    assert [p.name for p in state.dir.iterdir()] == ["visit.json"]  # no temporary left
+    assert sorted(p.name for p in state.dir.iterdir()) == [".lock", "visit.json"]  # no temporary
 
 
 def test_state_files_that_are_links_or_fifos_are_not_followed(
