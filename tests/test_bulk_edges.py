@@ -400,3 +400,15 @@ def test_begin_and_finish_keep_other_entries_and_drop_a_one_event_batch(
     assert [b.id for b in state.batches()] == [first]
     text = (state.dir / "batches.jsonl").read_text()
     assert text.count("\n") == 1
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a directory to another user needs root")
+def test_a_state_directory_owned_by_another_user_is_refused(
+    realistic: Path, tmp_path: Path
+) -> None:
+    state = AppState(realistic, tmp_path / "s")
+    assert state.check() is None
+    os.chown(state.dir, 65534, 65534)
+    assert not state.save_visit(Visit(1, 2.0))
+    assert state.problem is not None and "belongs to another user (uid 65534)" in state.problem
+    assert list(state.dir.iterdir()) == []
