@@ -21,6 +21,7 @@ from textual.driver import Driver
 from textual.notifications import SeverityLevel
 
 from store import Clock, Memory, MemoryLoad, Replaced, StoreError, system_clock
+from store._js import LONE_SURROGATE
 from store.demo_learner import learn_forever
 
 from .appstate import Visit, reconcile
@@ -110,6 +111,11 @@ class MemevoApp(App[None]):
             timeout=timeout,
             markup=False,
         )
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """Copy ``text`` as it reads; a lone surrogate (valid in a JavaScript string,
+        not in UTF-8) goes as U+FFFD, as Node would encode it."""
+        super().copy_to_clipboard(LONE_SURROGATE.sub("\ufffd", text))
 
     def get_default_screen(self) -> Dashboard:
         return Dashboard(self.state)

@@ -24,8 +24,9 @@ INVISIBLE = (
 """A regex class of what draws nothing or reorders text: every format character
 (Unicode Cf: bidi controls, zero-width spaces and joiners, the BOM, tags), the line
 and paragraph separators, and the Hangul fillers."""
-UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{INVISIBLE}]")
-"""Control characters (C0, DEL, C1) and the invisible ones."""
+UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{INVISIBLE}\ud800-\udfff]")
+"""Control characters (C0, DEL, C1), the invisible ones, and lone surrogates (a
+JavaScript string may hold one; no terminal can show it, and UTF-8 cannot say it)."""
 
 
 def _stand_in(ch: str, *, keep_newlines: bool) -> str:

@@ -32,21 +32,43 @@ def js_trim(text: str) -> str:
     return text.strip(_JS_WS)
 
 
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A surrogate code point on its own: a valid JavaScript string may hold one (JSON's
+``"\\ud83d"``), and Python keeps it as one character that UTF-8 cannot encode."""
+
+
 def js_len(text: str) -> int:
-    """Length in UTF-16 code units, as JavaScript's ``.length``."""
+    """Length in UTF-16 code units, as JavaScript's ``.length`` (a lone surrogate is 1)."""
     if text.isascii():
         return len(text)
-    return len(text.encode("utf-16-le")) // 2
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def js_utf8(text: str) -> bytes:
+    """UTF-8 as Node encodes a string (``Buffer.from``, hashes, byte lengths): a lone
+    surrogate becomes U+FFFD."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
+
+
+def _escape_lone(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
 
 
 def js_json(value: Any) -> str:
-    """Compact JSON as ``JSON.stringify`` writes it (keys in insertion order)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON as ``JSON.stringify`` writes it (keys in insertion order; a lone
+    surrogate as its ``\\uXXXX`` escape, as well-formed ``JSON.stringify`` writes it)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if text.isascii() or LONE_SURROGATE.search(text) is None:
+        return text
+    return LONE_SURROGATE.sub(_escape_lone, text)  # only ever inside a JSON string
 
 
 def fp(text: str) -> str:
     """Content fingerprint (§2.2.4): 24 hex chars of sha256 over the JS-trimmed text."""
-    return hashlib.sha256(js_trim(text).encode("utf-8")).hexdigest()[:24]
+    return hashlib.sha256(js_utf8(js_trim(text))).hexdigest()[:24]
 
 
 def iso(ms: int | float) -> str:
@@ -144,14 +166,15 @@ def is_canonical_iso(value: str) -> bool:
 
 
 def utf8_len(text: str) -> int:
-    return len(text.encode("utf-8"))
+    """``Buffer.byteLength(text)``: a lone surrogate counts as U+FFFD's 3 bytes."""
+    return len(js_utf8(text))
 
 
 def clip_bytes(text: str, budget: int) -> str:
     """Clip to a UTF-8 byte budget without splitting a code point (§0.3 item 5)."""
     if budget <= 0:
         return ""
-    encoded = text.encode("utf-8")
+    encoded = js_utf8(text)
     if len(encoded) <= budget:
         return text
     return encoded[:budget].decode("utf-8", errors="ignore")

@@ -196,13 +196,13 @@ def _icu_words(text: str) -> Iterator[str]:
         _local.breaker = breaker
     # ICU reports offsets in UTF-16 code units; slice a UTF-16 view when they differ.
     astral = not text.isascii() and _ASTRAL.search(text) is not None
-    units = text.encode("utf-16-le") if astral else b""
+    units = text.encode("utf-16-le", "surrogatepass") if astral else b""
     breaker.setText(text)
     start = breaker.first()
     for end in breaker:
         if breaker.getRuleStatus() >= 100:
             if astral:
-                yield units[start * 2 : end * 2].decode("utf-16-le")
+                yield units[start * 2 : end * 2].decode("utf-16-le", "surrogatepass")
             else:
                 yield text[start:end]
         start = end

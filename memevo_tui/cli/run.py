@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from store import Event, Memory, MemoryStore, Refused, StoreError
+from store._js import js_len
 from store.recall import TOOL_QUERY_MAX, Purpose, digest
 from store.status import status as status_report
 
@@ -58,7 +60,7 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
     if verb in ("recall", "explain"):
         words = " ".join(args.query if verb == "recall" else args.text)
         purpose: Purpose = "explain" if verb == "explain" else "tool" if args.tool else "inject"
-        if purpose == "tool" and not 1 <= len(words.encode("utf-16-le")) // 2 <= TOOL_QUERY_MAX:
+        if purpose == "tool" and not 1 <= js_len(words) <= TOOL_QUERY_MAX:
             raise CannotRun(f"memory_recall takes a query of 1 to {TOOL_QUERY_MAX} characters")
         limit = getattr(args, "limit", None)
         from store.index import RecallIndex  # numpy: only the verbs that recall import it
@@ -188,6 +190,14 @@ def execute(store_opener: Callable[[], Awaitable[MemoryStore]], args: argparse.N
             return fail(str(exc), EXIT_REFUSED)
         except (StoreError, CannotRun) as exc:  # read-only, busy, corrupt, disk full
             return fail(str(exc), EXIT_CANNOT_RUN)
+        except Exception as exc:  # a bug: one line, not a traceback (MEMEVO_DEBUG=1 shows it)
+            if os.environ.get("MEMEVO_DEBUG") == "1":
+                raise
+            return fail(
+                f"internal error ({type(exc).__name__}: {exc}): this is a bug in memevo-tui; "
+                "MEMEVO_DEBUG=1 shows where",
+                EXIT_CANNOT_RUN,
+            )
         finally:
             await store.close()
 

@@ -1,0 +1,159 @@
+"""A store that pi accepts never crashes a read: strings and numbers as JavaScript has them.
+
+JavaScript strings are UTF-16, so a lone surrogate (``"\\ud83d"`` in JSON) is a valid
+string of length 1 there. Python keeps it as one character that UTF-8 cannot encode.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memevo_tui.widgets.memory_detail import MemoryDetail
+from memevo_tui.widgets.memory_list import MemoryList
+from store import Memory, MemoryStore, fixed_clock
+from store._js import fp, js_json, js_len, utf8_len
+
+from apphelpers import make_app, settle, until, wait_loaded
+from conftest import FIXTURE_NOW, ROOT
+
+TERMS_ID = "2ef9029a39aa4403885eda20"
+"""A realistic record given a search term with a lone surrogate, as the issue found it."""
+CONTENT_ID = "e665359dabc60f842b48881d"
+"""One whose text holds a lone surrogate (its hash as pi computes it)."""
+
+
+def with_lone_surrogates(path: Path) -> Path:
+    con = sqlite3.connect(path)
+    with con:
+        (data,) = con.execute("SELECT data FROM memories WHERE id=?", (TERMS_ID,)).fetchone()
+        raw = data.replace('"searchTerms":[', '"searchTerms":["lone \\ud83d surrogate",', 1)
+        assert raw != data
+        con.execute("UPDATE memories SET data=? WHERE id=?", (raw, TERMS_ID))
+        (data,) = con.execute("SELECT data FROM memories WHERE id=?", (CONTENT_ID,)).fetchone()
+        record = json.loads(data)
+        record["content"] = "Half an emoji \ud83d here, and its other half \ude00 there."
+        con.execute(
+            "UPDATE memories SET data=?, hash=? WHERE id=?",
+            (js_json(record), fp(record["content"]), CONTENT_ID),
+        )
+    con.close()
+    return path
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memevo_tui", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_lengths_bytes_and_json_are_javascripts() -> None:
+    assert js_len("lone \ud83d surrogate") == 16  # "lone \ud83d surrogate".length
+    assert js_len("😀") == 2 and js_len("\ud83d") == 1 and js_len("é") == 1
+    assert utf8_len("\ud83d") == 3  # Buffer.byteLength: as U+FFFD
+    assert fp("a\ud83d") == fp("a\ufffd")  # Node hashes the UTF-8 it encodes
+    assert js_json(["lone \ud83d", "😀"]) == '["lone \\ud83d","😀"]'  # JSON.stringify
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["list"],
+        ["list", "--json"],
+        ["list", "--all", "--filter", "half"],
+        ["show", TERMS_ID],
+        ["show", CONTENT_ID],
+        ["show", CONTENT_ID, "--json"],
+        ["search", "half", "emoji"],
+        ["search", "express", "--json"],
+        ["recall", "half", "emoji"],
+        ["recall", "half", "emoji", "--tool"],
+        ["explain", "half", "emoji"],
+        ["history", CONTENT_ID],
+        ["status"],
+        ["export"],
+        ["export", "--format", "markdown", "--with-events"],
+    ],
+    ids=lambda argv: "-".join(a for a in argv if not a.startswith("-") and len(a) < 20),
+)
+def test_every_read_path_takes_a_lone_surrogate(realistic: Path, argv: list[str]) -> None:
+    path = with_lone_surrogates(realistic)
+    result = cli(*argv, "--db", str(path))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+    out = result.stdout
+    if "--json" in argv or argv == ["export"]:
+        assert "\\ud83d" in out  # as JSON spells it: the text is kept exactly
+    if (argv[0] == "show" and "--json" not in argv) or "markdown" in argv:
+        assert "‹U+D83D›" in out  # shown visibly, never raw
+    assert "\ud83d" not in out
+
+
+async def test_a_write_keeps_the_lone_surrogate_as_pi_would(realistic: Path) -> None:
+    path = with_lone_surrogates(realistic)
+    async with await MemoryStore.open(path, clock=fixed_clock(FIXTURE_NOW)) as store:
+        await store.pin(TERMS_ID)
+        await store.pin(CONTENT_ID)
+        rows = await store.memories([TERMS_ID, CONTENT_ID])
+    assert all(isinstance(r, Memory) for r in rows)
+    con = sqlite3.connect(path)
+    stored = dict(con.execute("SELECT id, data FROM memories WHERE id IN (?, ?)",
+                              (TERMS_ID, CONTENT_ID)).fetchall())  # fmt: skip
+    con.close()
+    assert '"lone \\ud83d surrogate"' in stored[TERMS_ID]  # escaped, as JSON.stringify
+    assert "Half an emoji \\ud83d here" in stored[CONTENT_ID]
+
+
+async def test_the_dashboard_shows_and_curates_it(realistic: Path) -> None:
+    path = with_lone_surrogates(realistic)
+    app = make_app(path)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        assert app.state.corrupt == 0  # valid for pi: valid here
+        await pilot.press("slash", *f"id:{CONTENT_ID}", "enter")
+        await settle(pilot)
+        memories = app.query_one("#memory-list", MemoryList)
+        assert [r.id for r in memories.rows] == [CONTENT_ID]
+        assert "‹U+D83D›" in memories.cells(memories.rows[0])["content"]
+        detail = app.query_one("#memory-detail", MemoryDetail)
+        await until(pilot, lambda: "‹U+D83D›" in detail.plain, "the detail pane")
+        for keys in (["y"], ["Y"], ["p"], ["h"], ["m"]):
+            await pilot.press(*keys)
+            await settle(pilot)
+            assert app.is_running
+        assert any("‹U+D83D›" in n.message for n in app._notifications)  # Y copied it
+        await pilot.press("slash", "ctrl+u", *f"id:{TERMS_ID}", "enter")
+        await settle(pilot)
+        assert [r.id for r in memories.rows] == [TERMS_ID]
+        await until(
+            pilot, lambda: "lone ‹U+D83D› surrogate" in " ".join(detail.plain.split()), "its terms"
+        )
+
+
+def test_a_bug_in_a_verb_is_one_line_not_a_traceback(
+    realistic: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memevo_tui.__main__ import main
+    from memevo_tui.cli import run
+
+    async def broken(*args: object) -> int:
+        raise RuntimeError("something the code never expected")
+
+    monkeypatch.setattr(run, "run_verb", broken)
+    assert main(["list", "--db", str(realistic)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith("memevo-tui: internal error (RuntimeError: something the code")
+    monkeypatch.setenv("MEMEVO_DEBUG", "1")
+    with pytest.raises(RuntimeError):
+        main(["list", "--db", str(realistic)])
