@@ -10,6 +10,7 @@ import hashlib
 import json
 import math
 import re
+import uuid
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
@@ -57,13 +58,111 @@ def _escape_lone(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group(0)):04x}"
 
 
+MAX_SAFE_INTEGER = 2**53 - 1
+
+JS_LINE_END = "\n\r\u2028\u2029"
+"""What JavaScript's ``.`` never matches (its line terminators)."""
+JS_DOT = f"[^{JS_LINE_END}]"
+"""A regex class for JavaScript's ``.`` (Python's matches "\\r", "\\u2028" and "\\u2029")."""
+
+
+def js_number(value: object) -> float | None:
+    """The JavaScript number a parsed JSON value is (JSON.parse reads every number as a
+    double: ``20.0`` and ``1e2`` are whole numbers, a long integer is rounded, past the
+    largest double it is Infinity), or None when it is no number (a bool is none)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        return float(value)
+    except OverflowError:  # an integer of more than 308 digits
+        return math.inf if value > 0 else -math.inf
+
+
+def is_js_integer(value: object) -> bool:
+    """``Number.isInteger(value)`` for a parsed JSON value."""
+    x = js_number(value)
+    return x is not None and math.isfinite(x) and x == math.floor(x)
+
+
+def is_safe_integer(value: object) -> bool:
+    """``Number.isSafeInteger(value)`` for a parsed JSON value."""
+    return is_js_integer(value) and abs(js_number(value) or 0.0) <= MAX_SAFE_INTEGER
+
+
+def js_next(value: Any) -> int | float:
+    """``value + 1`` as JavaScript computes it for a stored revision: exact for a safe
+    integer; otherwise on doubles (``2.0`` gives 3, written ``3``)."""
+    if type(value) is int and abs(value) < MAX_SAFE_INTEGER:
+        return value + 1
+    return (js_number(value) or 0.0) + 1.0
+
+
+def js_number_text(x: float) -> str:
+    """``String(x)`` for a finite double: the shortest digits that read back as ``x``
+    (Python's ``repr`` has the same), spelled as JavaScript spells them: plain from
+    1e-7 up to 1e21, ``1e+21`` and ``1e-7`` beyond, never ``.0`` or ``e-07``."""
+    if x == 0:
+        return "0"  # -0 too: String(-0) and JSON.stringify(-0) are "0"
+    sign = "-" if x < 0 else ""
+    mantissa, _, exp_text = repr(abs(x)).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("0")
+    exponent = int(exp_text or 0) + len(whole) - (len(whole + frac) - len(digits)) - 1
+    if frac.rstrip("0") == "" and not exp_text:
+        exponent = len(whole) - 1  # a whole number written plainly
+    digits = digits.rstrip("0") or "0"
+    n = exponent + 1  # where the decimal point goes, counted from the first digit
+    if len(digits) <= n <= 21:
+        return sign + digits + "0" * (n - len(digits))
+    if 0 < n <= 21:
+        return f"{sign}{digits[:n]}.{digits[n:]}"
+    if -6 < n <= 0:
+        return f"{sign}0.{'0' * -n}{digits}"
+    rest = f".{digits[1:]}" if len(digits) > 1 else ""
+    return f"{sign}{digits[0]}{rest}e{'+' if n - 1 > 0 else '-'}{abs(n - 1)}"
+
+
+def _has_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_has_float(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_has_float(v) for v in value)
+    return False
+
+
 def js_json(value: Any) -> str:
-    """Compact JSON as ``JSON.stringify`` writes it (keys in insertion order; a lone
-    surrogate as its ``\\uXXXX`` escape, as well-formed ``JSON.stringify`` writes it)."""
+    """Compact JSON as ``JSON.stringify`` writes it: keys in insertion order, a number
+    as ``String(number)`` (``100`` for a stored ``1E+2``, ``0`` for ``-0``), a lone
+    surrogate as its ``\\uXXXX`` escape, as well-formed ``JSON.stringify`` writes it."""
+    if _has_float(value):
+        return _js_json_numbers(value)
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if text.isascii() or LONE_SURROGATE.search(text) is None:
         return text
     return LONE_SURROGATE.sub(_escape_lone, text)  # only ever inside a JSON string
+
+
+def _js_json_numbers(value: Any) -> str:
+    """``js_json`` of a value holding doubles: each is written as JavaScript writes it
+    (a non-finite one as ``null``, as ``JSON.stringify`` does)."""
+    texts: list[str] = []
+    mark = f"\x00{uuid.uuid4().hex}:"
+
+    def swap(v: Any) -> Any:
+        if isinstance(v, float):
+            texts.append(js_number_text(v) if math.isfinite(v) else "null")
+            return f"{mark}{len(texts) - 1}\x00"
+        if isinstance(v, dict):
+            return {k: swap(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [swap(x) for x in v]
+        return v
+
+    text = js_json(swap(value))
+    escaped = json.dumps(mark, ensure_ascii=False)[1:-1]
+    return re.sub(f'"{re.escape(escaped)}(\\d+)\\\\u0000"', lambda m: texts[int(m.group(1))], text)
 
 
 def fp(text: str) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 import aiosqlite
 
-from ._js import fp, js_json, js_len, js_trim, parse_ms, union
+from ._js import fp, js_json, js_len, js_next, js_trim, parse_ms, union
 from .errors import Refused
 from .model import VERDICTS, CorruptRow
 from .redact import redact
@@ -34,14 +34,14 @@ class Curation(Writer):
             record = await self._require(db, memory_id, expected_revision)
             if record["status"] not in ("provisional", "confirmed"):
                 raise Refused("Resolve/correct the memory first")
-            new = {**record, "revision": record["revision"] + 1, "layer": "pinned"}
+            new = {**record, "revision": js_next(record["revision"]), "layer": "pinned"}
             return await self.write(db, "manual", "pin", [new], record["scope"])
 
     async def unpin(self, memory_id: str, *, expected_revision: int | None = None) -> str:
         """§4.6: unpin (no status check)."""
         async with self.transaction() as db:
             record = await self._require(db, memory_id, expected_revision)
-            new = {**record, "revision": record["revision"] + 1, "layer": "durable"}
+            new = {**record, "revision": js_next(record["revision"]), "layer": "durable"}
             return await self.write(db, "manual", "unpin", [new], record["scope"])
 
     async def feedback(
@@ -99,7 +99,7 @@ class Curation(Writer):
                 return None
             new = {
                 **record,
-                "revision": record["revision"] + 1,
+                "revision": js_next(record["revision"]),
                 "feedback": {**(feedback or {}), slot: signal},
             }
             changes = [new]
@@ -116,7 +116,7 @@ class Curation(Writer):
                     changes.append(
                         {
                             **dup,
-                            "revision": dup["revision"] + 1,
+                            "revision": js_next(dup["revision"]),
                             "status": "conflicted",
                             "feedback": {**(dup_feedback or {}), "accuracy": signal},
                         }
@@ -132,12 +132,12 @@ class Curation(Writer):
         await self.block(db, record)
         new = {
             **record,
-            "revision": record["revision"] + 1,
+            "revision": js_next(record["revision"]),
             "updatedAt": at,
             "suppressedHashes": union(record.get("suppressedHashes"), [fp(record["content"])]),
         }
         dups = [
-            {**dup, "status": "forgotten", "updatedAt": at, "revision": dup["revision"] + 1}
+            {**dup, "status": "forgotten", "updatedAt": at, "revision": js_next(dup["revision"])}
             for dup in await self._same_hash(db, record)
         ]
         return new, dups
@@ -192,8 +192,8 @@ class Curation(Writer):
             await self.block(db, record)
             await self.block(db, other)
             changes = [
-                {**other, "revision": other["revision"] + 1, "status": "conflicted"},
-                {**record, "revision": record["revision"] + 1, "status": "conflicted"},
+                {**other, "revision": js_next(other["revision"]), "status": "conflicted"},
+                {**record, "revision": js_next(record["revision"]), "status": "conflicted"},
             ]
             return await self.write(db, "manual", "conflict", changes, record["scope"])
 
@@ -208,7 +208,7 @@ class Curation(Writer):
             signal = {"verdict": "accurate", "at": at, "sourceId": f"manual:{self._new_id()}"}
             new = {
                 **record,
-                "revision": record["revision"] + 1,
+                "revision": js_next(record["revision"]),
                 "status": "confirmed",
                 "feedback": {**(feedback or {}), "accuracy": signal},
             }
@@ -223,7 +223,7 @@ class Curation(Writer):
             if record["scope"] != "legacy" or not origin.strip():
                 raise Refused("Only unscoped legacy memories can be adopted")
             scope = os.path.abspath(origin)
-            new = {**record, "revision": record["revision"] + 1, "scope": scope}
+            new = {**record, "revision": js_next(record["revision"]), "scope": scope}
             return await self.write(db, "manual", "adopt", [new], scope)
 
     async def undo_preview(self, event_id: str) -> UndoPlan:
@@ -250,7 +250,7 @@ class Curation(Writer):
             ):
                 raise Refused("Memory changed since this event; undo refused")
             base = dict(before) if before is not None else {**after, "status": "forgotten"}
-            base["revision"] = after["revision"] + 1
+            base["revision"] = js_next(after["revision"])
             if "reinforcedAt" in current:
                 base["reinforcedAt"] = current["reinforcedAt"]
             base["suppressedHashes"] = union(

@@ -15,7 +15,7 @@ from typing import Any
 
 import aiosqlite
 
-from ._js import clip_bytes, fp, iso, js_json, js_len, js_trim, parse_ms, union
+from ._js import clip_bytes, fp, iso, js_json, js_len, js_next, js_trim, parse_ms, union
 from .errors import Refused
 from .extract import extract
 from .features import document_features
@@ -363,7 +363,7 @@ class Learning:
                     staged[record["id"]] = {
                         **current,
                         "searchTerms": wanted,
-                        "revision": record["revision"] + 1,
+                        "revision": js_next(record["revision"]),
                     }
 
             for claim in claims:
@@ -408,7 +408,7 @@ class Learning:
                                 "at": source["createdAt"],
                             },
                             "status": "provisional",
-                            "revision": old["revision"] + 1,
+                            "revision": js_next(old["revision"]),
                         }
                     annotate(old, claim.search_terms)
                     continue
@@ -425,7 +425,7 @@ class Learning:
                     **staged.get(old["id"], old),
                     "status": "forgotten",
                     "updatedAt": source["createdAt"],
-                    "revision": old["revision"] + 1,
+                    "revision": js_next(old["revision"]),
                 }
                 staged[new["id"]] = new
 

@@ -15,8 +15,22 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ._js import _JS_WS, JS_DOT, is_safe_integer, js_len, js_number, utf8_len
+
 MAX_BYTES = 8192
-_MODEL = re.compile(r"^[^\s/]+/\S+$")
+_MODEL = re.compile(f"[^{_JS_WS}/]+/{JS_DOT}+")
+"""pi's ``/^[^\\s/]+\\/.+$/u``, matched whole (``fullmatch``: JavaScript's ``$`` is the
+end of the text, never before a final newline), with JavaScript's ``\\s`` and ``.``."""
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def js_parse(text: str) -> Any:
+    """``JSON.parse``: NaN and Infinity are no JSON; the numbers are read as Python
+    reads them and judged as JavaScript does (``js_number``)."""
+    return json.loads(text, parse_constant=_no_constant)
 
 
 class InvalidPolicy(ValueError):
@@ -52,18 +66,21 @@ DEFAULT = Policy()
 
 
 def _integer(key: str, value: Any, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+    """``Number.isSafeInteger(value)`` within the bounds: ``20.0`` and ``2e1`` are 20."""
+    x = js_number(value)
+    if not is_safe_integer(value) or x is None or not low <= x <= high:
         raise InvalidPolicy(f"Invalid recovery.json: {key} must be an integer {low}-{high}")
-    return value
+    return int(x)
 
 
 def parse_policy(text: str) -> Policy:
-    """The policy a ``recovery.json`` text gives (raises ``InvalidPolicy``)."""
-    if len(text.encode("utf-8")) > MAX_BYTES:
+    """The policy a ``recovery.json`` text gives (raises ``InvalidPolicy``), judged as
+    pi's ``loadRoutingPolicy`` judges it."""
+    if utf8_len(text) > MAX_BYTES:
         raise InvalidPolicy(f"Invalid recovery.json: larger than {MAX_BYTES} bytes")
     try:
-        data = json.loads(text)
-    except ValueError as exc:
+        data = js_parse(text)
+    except (ValueError, RecursionError) as exc:
         raise InvalidPolicy(f"Invalid recovery.json: not JSON ({exc})") from None
     if not isinstance(data, dict):
         raise InvalidPolicy("Invalid recovery.json: expected a JSON object")
@@ -84,7 +101,9 @@ def parse_policy(text: str) -> Policy:
         if (
             not isinstance(models, list)
             or len(models) > 16
-            or not all(isinstance(m, str) and len(m) <= 200 and _MODEL.match(m) for m in models)
+            or not all(
+                isinstance(m, str) and js_len(m) <= 200 and _MODEL.fullmatch(m) for m in models
+            )
         ):
             raise InvalidPolicy(
                 "Invalid recovery.json: fallbackModels must be at most 16 provider/model-id "
@@ -101,17 +120,14 @@ def parse_policy(text: str) -> Policy:
         if key in data:
             values[field] = _integer(key, data[key], low, high)
     if "dailyEstimatedUsd" in data:
-        usd = data["dailyEstimatedUsd"]
-        if usd is not None and (
-            isinstance(usd, bool)
-            or not isinstance(usd, int | float)
-            or not math.isfinite(usd)
-            or not 0 < usd <= 1000
+        usd = js_number(data["dailyEstimatedUsd"])
+        if data["dailyEstimatedUsd"] is not None and (
+            usd is None or not math.isfinite(usd) or not 0 < usd <= 1000
         ):
             raise InvalidPolicy(
                 "Invalid recovery.json: dailyEstimatedUsd must be null or a number in (0, 1000]"
             )
-        values["daily_estimated_usd"] = None if usd is None else float(usd)
+        values["daily_estimated_usd"] = usd
     return Policy(**values)
 
 
@@ -124,8 +140,5 @@ def read_policy(state_dir: Path) -> Policy:
         return DEFAULT
     except OSError as exc:
         raise InvalidPolicy(f"Invalid recovery.json: cannot be read ({exc.strerror})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InvalidPolicy("Invalid recovery.json: not UTF-8 text") from None
+    text = raw.decode("utf-8", "replace")  # as Node's readFileSync(…, "utf8"): U+FFFD
     return replace(parse_policy(text), origin=str(path))

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from ._js import fp
+from ._js import MAX_SAFE_INTEGER, fp
 from .model import CorruptRow, Event, Evidence, Memory, ModelCall, Signal, Source, StoredMemory
 from .validate import event_problem, record_problem
 
@@ -74,7 +74,7 @@ def _fields(data: dict[str, Any], now_ms: float) -> tuple[Any, ...]:
         intern(data["sourceEntryId"]),
         intern(data["createdAt"]),
         intern(data["updatedAt"]),
-        data["revision"],
+        _revision(data["revision"]),
         intern(data["layer"]),
         intern(data["status"]),
         evidence,
@@ -85,6 +85,12 @@ def _fields(data: dict[str, Any], now_ms: float) -> tuple[Any, ...]:
         _interned(data.get("reinforcedAt")),
         now_ms,  # one float for the whole read: its quality is computed when asked
     )
+
+
+def _revision(value: int | float) -> int:
+    """A valid revision is a whole number as JavaScript reads it: ``2.0`` and ``2e0`` are
+    2, and an integer past 2**53 is the double JSON.parse makes of it."""
+    return value if type(value) is int and abs(value) <= MAX_SAFE_INTEGER else int(float(value))
 
 
 def memory_from_data(data: dict[str, Any], now_ms: float) -> StoredMemory:

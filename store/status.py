@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from ._js import is_safe_integer, js_number
 from .budget import Budget, budget_status
 from .errors import StoreError
 from .model import CorruptRow, Event, ModelCall, Source
@@ -171,8 +172,10 @@ async def status(store: MemoryStore) -> StatusReport:
         marker = json.loads(legacy)
         legacy_state = str(marker.get("state", "unknown"))
         count = marker.get("count")
-        if isinstance(count, int) and not isinstance(count, bool):
-            legacy_count = count
+        if is_safe_integer(count) and (js_number(count) or 0) >= 0:  # pi: Number.isSafeInteger
+            legacy_count = int(js_number(count) or 0)
+        elif count is not None:
+            problems.append("Invalid legacy import metadata")
     except (ValueError, AttributeError):
         legacy_state = "invalid"
         problems.append("Invalid legacy import metadata")

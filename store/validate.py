@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ._js import js_json, js_len, js_trim, parse_ms, utf8_len
+from ._js import is_js_integer, js_json, js_len, js_number, js_trim, parse_ms, utf8_len
 from .redact import redact
 
 _HASH24 = re.compile(r"^[a-f0-9]{24}$")
@@ -132,7 +132,7 @@ def record_problem(data: object) -> str | None:
     if "reinforcedAt" in data and parse_ms(data["reinforcedAt"]) is None:
         return "reinforcedAt is not a timestamp"
     revision = data.get("revision")
-    if not isinstance(revision, int) or isinstance(revision, bool) or revision < 1:
+    if not is_js_integer(revision) or (js_number(revision) or 0) <= 0:  # pi: Number.isInteger
         return "revision is not a positive integer"
     if not _one_of(data.get("layer"), _LAYERS):
         return "layer is invalid"

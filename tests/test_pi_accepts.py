@@ -157,3 +157,103 @@ def test_a_bug_in_a_verb_is_one_line_not_a_traceback(
     monkeypatch.setenv("MEMEVO_DEBUG", "1")
     with pytest.raises(RuntimeError):
         main(["list", "--db", str(realistic)])
+
+
+# ---------------------------------------------------------------- recovery.json as pi judges it
+
+ACCEPTED, REFUSED = True, False
+POLICY_CASES: dict[str, tuple[bytes, bool]] = {
+    # pi reads every number as a double: these are whole numbers for Number.isSafeInteger
+    "20.0": (b'{"callsPerHour":20.0}', ACCEPTED),
+    "1e2": (b'{"callsPerHour":1e2}', ACCEPTED),
+    "20.000000000000001": (b'{"callsPerHour":20.000000000000001}', ACCEPTED),
+    "4E0": (b'{"sourceCalls":4E0}', ACCEPTED),
+    "20.5": (b'{"callsPerHour":20.5}', REFUSED),
+    "1e400": (b'{"callsPerHour":1e400}', REFUSED),
+    "NaN": (b'{"callsPerHour":NaN}', REFUSED),
+    "past 2^53": (b'{"timeoutMs":9007199254740993}', REFUSED),
+    "true": (b'{"callsPerHour":true}', REFUSED),
+    # /^[^\s/]+\/.+$/u: a space after the slash is fine, a final newline is not
+    "space after the slash": (b'{"fallbackModels":["openai/gpt 4o"]}', ACCEPTED),
+    "no-break space": ('{"fallbackModels":["openai/gpt\u00a04o"]}'.encode(), ACCEPTED),
+    "final newline": (b'{"fallbackModels":["openai/gpt-4o\\n"]}', REFUSED),
+    "carriage return": (b'{"fallbackModels":["openai/gpt\\r4o"]}', REFUSED),
+    "U+2028": (b'{"fallbackModels":["openai/gpt\\u20284o"]}', REFUSED),
+    "U+FEFF before the slash": ('{"fallbackModels":["open\ufeffai/gpt"]}'.encode(), REFUSED),
+    "lone surrogate": (b'{"fallbackModels":["openai/gpt\\ud83d"]}', ACCEPTED),
+    # 200 UTF-16 units at most: an emoji is two
+    "150 emoji": (json.dumps({"fallbackModels": ["o/" + "😀" * 150]}).encode(), REFUSED),
+    "99 emoji": (json.dumps({"fallbackModels": ["o/" + "😀" * 99]}).encode(), ACCEPTED),
+    "200 units": (json.dumps({"fallbackModels": ["o/" + "x" * 198]}).encode(), ACCEPTED),
+    "201 units": (json.dumps({"fallbackModels": ["o/" + "x" * 199]}).encode(), REFUSED),
+    # Node reads the file as UTF-8 with U+FFFD for what is not, and counts those bytes
+    "invalid UTF-8": (b'{"fallbackModels":["openai/gpt-\xff4o"]}', ACCEPTED),
+    "over 8192 bytes once decoded": (b'{"fallbackModels":["a/' + b"\xff" * 3000 + b'"]}', REFUSED),
+    "BOM": (b'\xef\xbb\xbf{"callsPerHour":20}', REFUSED),
+    "usd 1e-300": (b'{"dailyEstimatedUsd":1e-300}', ACCEPTED),
+    "usd 0": (b'{"dailyEstimatedUsd":0}', REFUSED),
+    "usd string": (b'{"dailyEstimatedUsd":"1"}', REFUSED),
+    "duplicate keys, the last wins": (b'{"callsPerHour":2000,"callsPerHour":20}', ACCEPTED),
+    "null": (b"null", REFUSED),
+}
+
+
+@pytest.mark.parametrize("name", POLICY_CASES)
+def test_recovery_json_is_judged_as_pi_judges_it(tmp_path: Path, name: str) -> None:
+    from store.policy import InvalidPolicy, read_policy
+
+    text, accepted = POLICY_CASES[name]
+    (tmp_path / "recovery.json").write_bytes(text)
+    if accepted:
+        policy = read_policy(tmp_path)
+        assert type(policy.calls_per_hour) is int and type(policy.source_calls) is int
+    else:
+        with pytest.raises(InvalidPolicy, match=r"^Invalid recovery\.json"):
+            read_policy(tmp_path)
+
+
+def test_a_whole_number_written_as_a_double_is_an_integer(tmp_path: Path) -> None:
+    from store.policy import read_policy
+
+    (tmp_path / "recovery.json").write_bytes(
+        b'{"callsPerHour":20.000000000000001,"sourceCalls":4E0}'
+    )
+    policy = read_policy(tmp_path)
+    assert (policy.calls_per_hour, policy.source_calls) == (20, 4)
+
+
+@pytest.mark.parametrize(
+    ("x", "text"),
+    [(100.0, "100"), (0.1, "0.1"), (-0.0, "0"), (1e21, "1e+21"), (1e20, "100000000000000000000"),
+     (1e-7, "1e-7"), (1e-6, "0.000001"), (1e16, "10000000000000000"), (2.5e-10, "2.5e-10"),
+     (5e-324, "5e-324"), (12345678901234567890.0, "12345678901234567000"),
+     (1.7976931348623157e308, "1.7976931348623157e+308"), (-2.5, "-2.5")],
+)  # fmt: skip
+def test_numbers_are_written_as_javascript_writes_them(x: float, text: str) -> None:
+    from store._js import js_number_text
+
+    assert js_number_text(x) == text
+    assert js_json({"n": x}) == f'{{"n":{text}}}'
+
+
+async def test_a_revision_stored_as_a_double_is_pis_integer(realistic: Path) -> None:
+    """pi's isMemory takes ``Number.isInteger(revision)``: 2.0 and 2e0 are revision 2,
+    and pi writes the next one as 3."""
+    con = sqlite3.connect(realistic)
+    with con:
+        (data,) = con.execute("SELECT data FROM memories WHERE id=?", (CONTENT_ID,)).fetchone()
+        revision = json.loads(data)["revision"]
+        raw = data.replace(f'"revision":{revision},', f'"revision":{revision}.0,', 1)
+        assert raw != data
+        con.execute("UPDATE memories SET data=? WHERE id=?", (raw, CONTENT_ID))
+    con.close()
+    async with await MemoryStore.open(realistic, clock=fixed_clock(FIXTURE_NOW)) as store:
+        (row,) = await store.memories([CONTENT_ID])
+        assert isinstance(row, Memory) and row.revision == revision
+        await store.pin(CONTENT_ID)
+    con = sqlite3.connect(realistic)
+    (data,) = con.execute("SELECT data FROM memories WHERE id=?", (CONTENT_ID,)).fetchone()
+    (event,) = con.execute("SELECT data FROM events ORDER BY rowid DESC LIMIT 1").fetchone()
+    con.close()
+    assert f'"revision":{revision + 1},' in data  # as JSON.stringify writes 3, never 3.0
+    assert f'"revision":{revision},' in event and ".0," not in event
