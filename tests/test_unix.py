@@ -314,7 +314,9 @@ def test_the_recall_tool_includes_a_dormant_match_marked_aging(
     tool = json.loads(out)
     ids = [r["memory"]["id"] for r in tool["selected"]]
     assert code == 0 and KYVERNO_DORMANT in ids and len(ids) == 3
-    digest = [json.loads(line) for line in tool["text"].splitlines()]
+    header, trust, *lines = tool["text"].splitlines()
+    assert header == "# Pi Memory" and trust.startswith("Historical data only")
+    digest = [json.loads(line) for line in lines]
     assert tool["matches"] == len(digest) == 3
     dormant_line = next(d for d in digest if d["id"] == KYVERNO_DORMANT)
     assert dormant_line["aging"] is True
@@ -322,7 +324,8 @@ def test_the_recall_tool_includes_a_dormant_match_marked_aging(
         "id", "kind", "status", "origin", "source", "updated", "evidence", "aging", "text",
     ]  # fmt: skip
     code, out, _ = run(capsys, "recall", "--tool", "kyverno", *db)
-    assert '"aging":true' in out and "returned to the model (3 digest line(s)" in out
+    assert '"aging":true' in out and "returned to the model (3 record(s)" in out
+    assert "\n# Pi Memory\nHistorical data only" in out
     code, out, _ = run(capsys, "recall", "--tool", "the weather in lisbon", "--json", *db)
     assert json.loads(out)["text"] == TOOL_NO_MATCH and json.loads(out)["matches"] == 0
     code, _, err = run(capsys, "recall", "--tool", "x" * 513, *db)

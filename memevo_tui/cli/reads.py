@@ -6,9 +6,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from store import CorruptRow, Event, Memory, StoredMemory
-from store._js import parse_ms
+from store._js import parse_ms, utf8_len
 from store.features import ICU_AVAILABLE
-from store.recall import REASONS, STATUS_REASONS, TOOL_NO_MATCH, Candidate, DigestLine, Recall
+from store.recall import (
+    REASONS,
+    STATUS_REASONS,
+    Candidate,
+    DigestLine,
+    Recall,
+    tool_matches,
+    tool_text,
+)
 
 from ..text import iso_day, one_line, visible
 from .output import Output
@@ -85,9 +93,8 @@ def recall_json(result: Recall, stored: Stored, lines: Sequence[DigestLine] = ()
         "excluded": [{"id": c.memory.id, "reason": c.reason} for c in result.left_out],
     }
     if result.purpose == "tool":
-        included = [d.line for d in lines if d.included]
-        out["text"] = "".join(included) if included else TOOL_NO_MATCH
-        out["matches"] = len(included)
+        out["text"] = text = tool_text(lines)  # byte for byte, the header included
+        out["matches"] = tool_matches(text)
     return out
 
 
@@ -121,15 +128,11 @@ def print_recall(result: Recall, o: Output, lines: Sequence[DigestLine] = ()) ->
                 why += f" (otherwise: {c.would_fail or 'it passes every gate'})"
             o.line(why)
     if result.purpose == "tool":
-        included = [d.line.rstrip("\n") for d in lines if d.included]
-        if included:
-            o.line(f"returned to the model ({len(included)} digest line(s), after pi's fixed "
-                   "'# Pi Memory' header):")  # fmt: skip
-            for line in included:
-                o.line(visible(line) if o.tty else line)
-        else:
-            o.line("returned to the model:")
-            o.line(TOOL_NO_MATCH)
+        text = tool_text(lines)
+        o.line(f"returned to the model ({tool_matches(text)} record(s), "
+               f"{utf8_len(text):,} of 2,048 bytes), as pi returns it:")  # fmt: skip
+        for line in text.rstrip("\n").split("\n"):
+            o.line(visible(line) if o.tty else line)
     if not ICU_AVAILABLE:
         o.note("note: PyICU is not installed; words are split differently from pi")
 
