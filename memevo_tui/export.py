@@ -2,11 +2,14 @@
 
 JSONL: a header line (``"type": "header"``: store path, schema, time, memevo-tui
 version, what was asked), then one line per record: ``"type": "memory"`` with the
-row's ``id``, ``scope`` and ``hash`` columns, the stored JSON object unchanged as
-``memory``, its ``quality`` and ``state``, and when asked its ``events`` (every event
-that wrote it, oldest first, stored JSON unchanged) and ``sources`` (the source
-rows that produced it, every column). A row that fails pi's validation is a
-``"type": "corrupt"`` line carrying its columns exactly as stored, with the reason.
+row's ``id``, ``scope`` and ``hash`` columns, its ``data`` column as the very text
+stored (so ``1E+2``, ``-0``, a long decimal or a repeated key restore byte for
+byte), the stored object parsed as ``memory``, its ``quality`` and ``state``, and
+when asked its ``events`` (every event that wrote it, oldest first, parsed) with
+``eventsData`` (their texts as stored, in the same order) and ``sources`` (the
+source rows that produced it, every column, the JSON ones parsed and, under
+``stored``, as stored). A row that fails pi's validation is a ``"type": "corrupt"``
+line carrying its columns exactly as stored, with the reason.
 
 Markdown groups records by origin, then kind, with provenance, feedback, state
 and freshness. Every text from the store goes through pi's redactor first, and
@@ -145,8 +148,14 @@ def _event_source(data: dict[str, Any]) -> str | None:
 
 
 def _source_entry(row: dict[str, Any]) -> dict[str, Any]:
-    """Every column of a source row; its JSON columns parsed when they are valid."""
+    """Every column of a source row; its JSON columns parsed when they are valid, and
+    their text as stored under ``stored``."""
     out = dict(row)
+    out["stored"] = {
+        name: _stored(row[name])["data"]
+        for name in ("data", "diagnostic", "call_models")
+        if name in row
+    }
     for name in ("data", "diagnostic", "call_models"):
         try:
             out[name] = json.loads(row[name]) if isinstance(row.get(name), str) else row.get(name)
@@ -168,7 +177,8 @@ class _History:
     """Events by the record ids they wrote, and sources by id."""
 
     def __init__(self, snap: Snapshot) -> None:
-        self.by_record: dict[str, list[dict[str, Any]]] = {}
+        self.by_record: dict[str, list[tuple[dict[str, Any], Any]]] = {}
+        """Per record, each event that wrote it: its object, and its text as stored."""
         self.corrupt: list[tuple[tuple[Any, ...], CorruptRow]] = []
         self.sources_of: dict[str, list[str]] = {}
         for row in snap.events:
@@ -179,7 +189,7 @@ class _History:
                 continue
             source = _event_source(parsed.data)
             for rid in parsed.record_ids:
-                self.by_record.setdefault(rid, []).append(parsed.data)
+                self.by_record.setdefault(rid, []).append((parsed.data, raw))
                 if source:
                     self.sources_of.setdefault(rid, []).append(source)
         self.sources = {str(r.get("id")): r for r in snap.sources}
@@ -235,18 +245,21 @@ def _jsonl(
     )
     events: set[str] = set()
     sources = 0
-    for (row_id, scope, hash_, _raw), m in chosen.records:
+    for (row_id, scope, hash_, raw), m in chosen.records:
         line: dict[str, Any] = {
             "type": "memory",
             "id": row_id,
             "scope": scope,
             "hash": hash_,
+            **_stored(raw),  # the row's text exactly as stored: it restores byte for byte
             "memory": m.data,
             "quality": m.quality.as_json(),
             "state": m.state,
         }
         if history is not None and request.with_events:
-            line["events"] = history.by_record.get(m.id, [])
+            written = history.by_record.get(m.id, [])
+            line["events"] = [data for data, _ in written]
+            line["eventsData"] = [stored for _, stored in written]
             events.update(str(e.get("id")) for e in line["events"])
         if history is not None and request.with_sources:
             line["sources"] = history.sources_for(m)
@@ -380,7 +393,7 @@ def _markdown(
             for m in sorted(rows, key=lambda m: (m.updated_at, m.id), reverse=True):
                 w(_md_record(m))
                 if history is not None and request.with_events:
-                    evs = history.by_record.get(m.id, [])
+                    evs = [data for data, _ in history.by_record.get(m.id, [])]
                     events.update(str(e.get("id")) for e in evs)
                     w("".join(_md_event(e) for e in evs))
                 if history is not None and request.with_sources:

@@ -299,3 +299,61 @@ def test_recall_tool_returns_pis_whole_text(realistic: Path, prompt: str) -> Non
     assert [json.loads(line)["id"] for line in lines] == ids[: len(lines)]
     plain = cli("recall", "--tool", *prompt.split(), "--db", str(realistic)).stdout
     assert PI_HEADER.rstrip("\n") in plain and all(line in plain for line in lines)
+
+
+# ---------------------------------------------------------------- export, byte for byte
+
+ODD_NUMBERS = ',"n":1E+2,"z":-0,"d":0.1000000000000000055511151231257827,"k":1,"k":2}'
+"""What no JSON writer of pi's makes, but a row may hold (JSON.parse takes it)."""
+
+
+def test_export_carries_every_stored_text_verbatim(realistic: Path, tmp_path: Path) -> None:
+    con = sqlite3.connect(realistic)
+    with con:
+        (data,) = con.execute("SELECT data FROM memories WHERE id=?", (CONTENT_ID,)).fetchone()
+        odd = data[:-1] + ODD_NUMBERS
+        con.execute("UPDATE memories SET data=? WHERE id=?", (odd, CONTENT_ID))
+    con.close()
+    target = tmp_path / "all.jsonl"
+    result = cli("export", "--with-events", "--with-sources", "-o", str(target),
+                 "--db", str(realistic))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in target.read_text().splitlines()]
+    (line,) = [x for x in lines if x.get("id") == CONTENT_ID]
+    assert line["data"] == odd  # 1E+2, -0, the long decimal and both "k" as stored
+    assert line["memory"]["n"] == 100  # and beside it, parsed
+    assert len(line["eventsData"]) == len(line["events"]) >= 1
+    assert [json.loads(t) for t in line["eventsData"]] == line["events"]
+    for source in line["sources"]:
+        assert json.loads(source["stored"]["data"]) == source["data"]
+
+
+def test_every_stored_text_of_the_hostile_fixture_is_in_its_export(
+    hostile: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "all.jsonl"
+    result = cli("export", "--with-events", "--with-sources", "-o", str(target),
+                 "--db", str(hostile))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    exported: set[str] = set()
+    for text in target.read_text().splitlines():
+        line = json.loads(text)
+        exported.add(line.get("data", ""))
+        exported.update(line.get("eventsData", []))
+        exported.update(s["stored"]["data"] for s in line.get("sources", []))
+    con = sqlite3.connect(hostile)
+    memories = [d for (d,) in con.execute("SELECT data FROM memories")]
+    events = [d for (d,) in con.execute("SELECT data FROM events")]
+    con.close()
+    assert memories and all(d in exported for d in memories)  # the corrupt ones too
+
+    def names_a_record(text: str) -> bool:
+        try:
+            return bool(json.loads(text)["after"])
+        except (ValueError, KeyError, TypeError):
+            return True  # a corrupt event is exported as a corrupt line
+
+    # every event that wrote a record, and every corrupt one (an event that wrote none,
+    # a learning run that learned nothing, belongs to no record's history)
+    written = [d for d in events if names_a_record(d)]
+    assert len(written) >= 10 and all(d in exported for d in written)
