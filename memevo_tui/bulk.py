@@ -48,6 +48,36 @@ class Step:
     def writes(self) -> bool:
         return self.refusal is None and self.unchanged is None
 
+    @property
+    def target(self) -> str:
+        """What the write names: the record."""
+        return self.memory_id
+
+
+@dataclass(frozen=True, slots=True)
+class UndoStep:
+    """One event of a bulk action being undone: the event, the record it wrote (its
+    first), that record's text as the event left it, and upstream's refusal if any."""
+
+    event_id: str
+    memory_id: str
+    text: str
+    refusal: str | None = None
+    op: str = "undo"
+    unchanged: str | None = None
+
+    @property
+    def writes(self) -> bool:
+        return self.refusal is None
+
+    @property
+    def target(self) -> str:
+        """What the write names: the event it undoes."""
+        return self.event_id
+
+
+AnyStep = Step | UndoStep
+
 
 def _refusal(m: Memory, op: str) -> str | None:
     """Upstream's refusal for one record, as the store words it (§4.3–§4.8)."""
@@ -61,12 +91,15 @@ def _refusal(m: Memory, op: str) -> str | None:
 
 
 def _unchanged(m: Memory, op: str) -> str | None:
+    """Why the bulk action leaves a record as it is: it already is what the verb makes
+    it. (A single key would still write: pi records a repeated pin as a pin event, and
+    a repeated verdict as a receipt; a bulk action writes only what changes.)"""
     if op in ("useful", "unhelpful") and m.utility is not None and m.utility.verdict == op:
-        return f"already marked {op}: nothing changes"
+        return f"already marked {op}"
     if op in ("accurate", "incorrect") and m.accuracy is not None and m.accuracy.verdict == op:
-        return f"already marked {op}: nothing changes"
+        return f"already marked {op}"
     if op == "pin" and m.pinned:
-        return "already pinned: nothing changes"
+        return "already pinned"
     return None
 
 
@@ -97,7 +130,17 @@ def plan(verb: str, marked: Mapping[str, int], rows: Mapping[str, Row]) -> list[
     return steps
 
 
-def tally(steps: Sequence[Step]) -> tuple[int, int, int]:
+def left_as_they_are(steps: Sequence[AnyStep]) -> list[str]:
+    """One line per reason records are left as they are: "2 already pinned: left as
+    they are"."""
+    counts: dict[str, int] = {}
+    for s in steps:
+        if s.unchanged and not s.refusal:
+            counts[s.unchanged] = counts.get(s.unchanged, 0) + 1
+    return [f"{n} {why}: left as {'they are' if n > 1 else 'it is'}" for why, n in counts.items()]
+
+
+def tally(steps: Sequence[AnyStep]) -> tuple[int, int, int]:
     """(to write, unchanged, refused)."""
     writes = sum(1 for s in steps if s.writes)
     unchanged = sum(1 for s in steps if s.unchanged and not s.refusal)

@@ -412,3 +412,57 @@ def test_a_state_directory_owned_by_another_user_is_refused(
     assert not state.save_visit(Visit(1, 2.0))
     assert state.problem is not None and "belongs to another user (uid 65534)" in state.problem
     assert list(state.dir.iterdir()) == []
+
+
+# ---------------------------------------------------------------- previews that say what is so
+
+
+async def test_a_refused_undo_in_a_batch_shows_the_records_text(realistic: Path) -> None:
+    from test_many import change_elsewhere, mark_three
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        ids = await mark_three(pilot)
+        texts = {r.id: r.content for r in memories(app).rows if isinstance(r, Memory)}
+        await pilot.press("p", "y")
+        await settle(pilot)
+        pins = [e for _, e in manual_events_after(realistic, 0)][-3:]
+        await asyncio.to_thread(change_elsewhere, realistic, ids[1])
+        await pilot.press("h")
+        await settle(pilot)
+        history = app.query_one(EventList)
+        history.cursor = next(n for n, r in enumerate(history.rows) if isinstance(r, BatchRow))
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        preview = drawn(app.screen.detail)
+        refused_pin = next(e for e in pins if e["after"][0]["id"] == ids[1])
+        assert f"refused {texts[ids[1]][:40]}" in preview  # the record, by its text
+        assert refused_pin["id"] not in preview  # not the event's id in its place
+        await pilot.press("escape")
+
+
+async def test_a_bulk_pin_says_which_records_it_leaves_as_they_are(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        rows = [r for r in memories(app).rows if isinstance(r, Memory) and r.active]
+        pinned = [r for r in rows if r.pinned][:2]
+        loose = [r for r in rows if not r.pinned][:2]
+        assert len(pinned) == 2 and len(loose) == 2
+        for r in (*pinned, *loose):
+            memories(app).cursor = memories(app).rows.index(r)
+            await settle(pilot)
+            await pilot.press("space")
+        before = event_count(realistic)
+        await pilot.press("p")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        preview = drawn(app.screen.detail)
+        assert "2 will be written" in preview and "2 unchanged" in preview
+        assert "2 already pinned: left as they are." in preview
+        await pilot.press("y")
+        await settle(pilot)
+        assert event_count(realistic) == before + 2  # only what changes is written

@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ..bulk import WORDS, Step, tally
+from ..bulk import WORDS, AnyStep, left_as_they_are, tally
 from ..text import one_line, visible
 from ..widgets.event_diff import describe_undo
 
@@ -93,7 +93,7 @@ def incorrect_dialog(content: str, duplicates: int) -> ConfirmScreen:
 
 
 def bulk_dialog(
-    title: str, steps: Sequence[Step], notes: Sequence[str] = (), *, grouped: bool = True
+    title: str, steps: Sequence[AnyStep], notes: Sequence[str] = (), *, grouped: bool = True
 ) -> ConfirmScreen:
     """Asks before a bulk action, listing every record with what will happen to it
     (``notes``: what else the user must know first, one line each; ``grouped``: the
@@ -102,13 +102,13 @@ def bulk_dialog(
     table.add_column("what", no_wrap=True, style="bold")
     table.add_column("record", ratio=1)
     for step in steps:
-        text = Text(one_line(step.text, 90) or step.memory_id)
+        text = Text(one_line(step.text, 90) or step.memory_id or step.target)
         if step.refusal:
             table.add_row(Text("refused", style="bold red"), text)
             table.add_row("", Text(step.refusal, style="italic"))
         elif step.unchanged:
             table.add_row(
-                Text("unchanged", style="dim"),
+                Text("left as is", style="dim"),
                 Text(f"{text.plain} ({step.unchanged})", style="dim"),
             )
         else:
@@ -120,6 +120,8 @@ def bulk_dialog(
         f"{refused} refused.",
         style="italic",
     )
+    for line in left_as_they_are(steps):
+        head.append(f"\n{line}.")
     for note in notes:  # above the list, which may be longer than the dialog
         head.append(f"\n{note}", style="bold")
     head.append("\n")

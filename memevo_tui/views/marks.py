@@ -24,7 +24,7 @@ from store._js import iso
 from store.curation import UndoPlan
 
 from ..appstate import Batch
-from ..bulk import WORDS, Step, plan
+from ..bulk import WORDS, AnyStep, UndoStep, plan
 from ..keys import reopen_hint
 from ..messages import StatusChanged, StoreFailed
 from ..screens.confirm import ConfirmScreen, bulk_dialog, undo_dialog
@@ -95,7 +95,7 @@ class MarkingView(BaseView):
         """What undoing a batch would do, record by record, ready to confirm."""
 
         batch: Batch
-        steps: Sequence[Step]
+        steps: Sequence[AnyStep]
 
     def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
@@ -255,11 +255,11 @@ class MarkingView(BaseView):
         return [f"Batch undo is off ({problem}): the events are undone record by record."]
 
     @staticmethod
-    async def _one(store: MemoryStore, step: Step, origin: str) -> str | None:
+    async def _one(store: MemoryStore, step: AnyStep, origin: str) -> str | None:
         """One record, as the single key writes it (at the revision it was marked)."""
+        if isinstance(step, UndoStep):
+            return await store.undo(step.event_id)
         mid, rev = step.memory_id, step.revision
-        if step.op == "undo":
-            return await store.undo(mid)
         if step.op in ("pin", "unpin", "forget", "resolve"):
             return await getattr(store, step.op)(mid, expected_revision=rev)  # type: ignore[no-any-return]
         if step.op == "adopt":
@@ -267,7 +267,7 @@ class MarkingView(BaseView):
         return await store.feedback(mid, step.op, expected_revision=rev)
 
     @work(group="write", exit_on_error=False)
-    async def write_many(self, verb: str, steps: Sequence[Step], origin: str = "") -> None:
+    async def write_many(self, verb: str, steps: Sequence[AnyStep], origin: str = "") -> None:
         """Write each step in turn, journaled as one bulk action before the first write and
         completed after the last. A refusal is noted and the next one written; a store
         that cannot be written at all (replaced, read-only, busy, a full disk) stops it."""
@@ -275,7 +275,7 @@ class MarkingView(BaseView):
         if store is None:
             return
         events: list[str] = []
-        refused = [(s.text or s.memory_id, s.refusal) for s in steps if s.refusal]
+        refused = [(s.text or s.memory_id or s.target, s.refusal) for s in steps if s.refusal]
         unchanged = sum(1 for s in steps if s.unchanged and not s.refusal)
         writing = [s for s in steps if s.writes]
         batch_id = await self._begin(store, verb, writing)
@@ -290,7 +290,7 @@ class MarkingView(BaseView):
                 events.append(event_id)
                 ids.update(dict.fromkeys((await store.event(event_id)).record_ids))
             except Refused as exc:  # this record only: the next one is written
-                refused.append((step.text or step.memory_id, str(exc)))
+                refused.append((step.text or step.memory_id or step.target, str(exc)))
             except StoreError as exc:  # the store cannot be written: none of the rest is
                 stopped, left = str(exc), len(writing) - n
                 break
@@ -302,7 +302,7 @@ class MarkingView(BaseView):
             rows = []
         self.post_message(self.BatchWritten(verb, events, rows, refused, unchanged, stopped, left))
 
-    async def _begin(self, store: MemoryStore, verb: str, writing: Sequence[Step]) -> str | None:
+    async def _begin(self, store: MemoryStore, verb: str, writing: Sequence[AnyStep]) -> str | None:
         """Journal a bulk action before its first write (None: not journaled)."""
         remembered = self.state.remembered
         if remembered is None or len(writing) < 2:
@@ -312,7 +312,7 @@ class MarkingView(BaseView):
         except StoreError:
             return None  # the first write will say what is wrong
         at = iso(self.state.clock())
-        targets = [s.memory_id for s in writing]
+        targets = [s.target for s in writing]
         return remembered.begin_batch(verb, writing[0].op, at, targets, after)
 
     def on_marking_view_batch_written(self, message: BatchWritten) -> None:
@@ -413,15 +413,18 @@ class MarkingView(BaseView):
         store = self.state.store
         if store is None:
             return
-        steps = []
+        steps: list[AnyStep] = []
         for event_id in reversed(batch.events):
+            memory_id, text = "", ""
             try:
                 event = await store.event(event_id)
-                text = str(event.after[0].get("content", "")) if event.after else event_id
+                if event.after:
+                    memory_id = str(event.after[0].get("id", ""))
+                    text = str(event.after[0].get("content", ""))
                 await store.undo_preview(event_id)
-                steps.append(Step(event_id, text, "undo", 0))
+                steps.append(UndoStep(event_id, memory_id, text))
             except StoreError as exc:  # upstream's refusal, or why the store could not tell
-                steps.append(Step(event_id, event_id, "undo", 0, str(exc)))
+                steps.append(UndoStep(event_id, memory_id, text, str(exc)))
         self.post_message(self.BatchPlanned(batch, steps))
 
     def on_marking_view_batch_planned(self, message: BatchPlanned) -> None:
