@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from store._js import clip_bytes, iso, js_json
+from store._js import clip_bytes, iso, js_json, js_number_text
 from store.model import FAILURE_CODES, Source
 from store.recall import label
 from store.redact import redact
@@ -67,14 +67,16 @@ def _source_row(s: Source, source_calls: int, source_time_ms: int) -> list[str]:
         f"failedAt={failed_at}; "
     )
     if s.paused:
-        head += f"paused — needs a manual /memory evolve {clip_bytes(redact(s.id), 160)}"
+        head += "paused; inspect diagnostics, /memory evolve <source-id> for one extra attempt"
     else:
         head += f"nextRetry={iso(s.retry_at) if s.retry_at else 'due now'}"
     return [head, f"  diagnostics={js_json(s.diagnostic)}"]
 
 
 def pi_lines(r: StatusReport) -> list[str]:
-    """The report's lines in pi's order."""
+    """What pi's ``/memory status`` prints from the store, word for word and in its
+    order (its store's ``status()``), then its budget line for the model of the last
+    recorded call."""
     q = r.queue
     p = q.policy
     states = ", ".join(f"{k}={v}" for k, v in q.sources_by_state.items()) or "no sources"
@@ -82,43 +84,54 @@ def pi_lines(r: StatusReport) -> list[str]:
     lines = [
         f"{r.memory_rows} memories; {states}; {check} (schema {r.schema})",
         f"State directory: {redact(r.state_dir)}",
-        f"Recovery: retrying={q.retrying} paused={q.paused} (limits: failures 5, "
-        "output failures 3)",
+        f"Automatic recovery: retrying={q.retrying}, paused={q.paused} (failure limit 5; "
+        "output limit 3; non-retryable errors pause immediately)",
     ]
-    for s in q.failing:
-        lines += _source_row(s, p.source_calls, p.source_time_ms)
-    if q.failed_or_paused > len(q.failing):
-        lines.append(f"… {q.failed_or_paused - len(q.failing)} more")
     if q.backoff_waiting:
         nxt = iso(q.next_eligible) if q.next_eligible else "unknown"
         lines.append(f"Source-backoff waiting={q.backoff_waiting}; nextEligible={nxt}")
-    ceiling = f"{p.daily_estimated_usd:g}" if p.daily_estimated_usd is not None else "disabled"
+    for s in q.failing:
+        lines += _source_row(s, p.source_calls, p.source_time_ms)
+    if q.failed_or_paused > 5:
+        lines.append(f"{q.failed_or_paused - 5} more failed sources.")
+    ceiling = (
+        js_number_text(p.daily_estimated_usd) if p.daily_estimated_usd is not None else "disabled"
+    )
+    fallback = "true" if p.cross_provider_fallback else "false"
     lines += [
-        f"Routing policy: {p.line}",
+        f"Routing: default follows Pi; cross-provider fallback={fallback}; "
+        f"models/source<={p.source_models}; calls/source<={p.source_calls}; "
+        f"time/source<={p.source_time_ms}ms",
         f"Shared calls/hour={q.calls_last_hour}/{p.calls_per_hour}; last24h={q.calls_last_24h}; "
         f"catalog-estimated/reported USD={q.usd_last_24h:.4f}; "
         f"unknown-cost calls={q.unknown_cost_calls}; estimated daily ceiling={ceiling}",
     ]
     for route, code, until in q.cooling_routes:
-        lines.append(f"Cooling {label(route)}: {code}; availableAfter={iso(until)}")
+        lines.append(f"{label(route)}: {code}; availableAfter={iso(until)}")
     for c in q.recent_attempts:
         lines.append(f"Attempt {label(c.model)}: {c.outcome}{f'/{c.code}' if c.code else ''}")
-    legacy = f"Legacy import: {r.legacy_import}"
-    if r.legacy_count is not None:
-        legacy += f"; imported={r.legacy_count}"
-    if r.legacy_import == "failed":
-        legacy += "; learning blocked until an import succeeds"
-    legacy += f"; obsolete legacy files: {', '.join(r.obsolete_files) or 'none'}"
-    lines.append(legacy)
-    lines.append(
-        "Processing:" if r.recent_model_events else "Processing: no model transactions yet"
-    )
+    imported = f"; imported={r.legacy_count}" if r.legacy_count is not None else ""
+    blocked = "Learning blocked until repaired; " if r.legacy_import == "failed" else ""
+    lines += [
+        f"Legacy import: {r.legacy_import}{imported}. {blocked}/memory import [directory] "
+        "imports one ledger set, never replays a completed import.",
+        f"Legacy inactive files: {', '.join(r.obsolete_files) or 'none'}; never "
+        "executed/imported. /memory archive-legacy creates a copy-only backup.",
+        "Processing outcomes: done means processed/retired, not necessarily learned.",
+    ]
     for e in r.recent_model_events:
         changed = len(e.after)
-        note = " (no memory changes)" if changed == 0 else ""
+        note = "" if changed else " (no memory changes)"
         lines.append(f"{clip_bytes(redact(e.reason), 200)}: changedRecords={changed}{note}")
-    lines.append(f"Budget: {q.budget.line}")
+    if not r.recent_model_events:
+        lines.append("No model transactions yet.")
+    lines.append("Use /memory learning for the last capture/nomination decision.")
+    lines.append(q.budget.pi_line)
     return lines
+
+
+OWN = "memevo-tui:"
+"""How this project's own lines are marked, after pi's."""
 
 
 def print_status(r: StatusReport, o: Output) -> None:
@@ -126,7 +139,12 @@ def print_status(r: StatusReport, o: Output) -> None:
         o.line(one_line(line))
     q = r.queue
     p = q.policy
-    o.line(f"Policy from: {p.origin}" + (f" ({p.problem})" if p.problem else ""))
-    o.line(f"Tokens (24 h): in={q.input_tokens_24h} out={q.output_tokens_24h}")
+    model = q.budget.model or "unavailable"
+    o.line(
+        f"{OWN} pi also prints its current model and routes, which only pi knows; the "
+        f"budget line above is for {one_line(model)}, the model of the last recorded call"
+    )
+    o.line(f"{OWN} policy from {p.origin}" + (f" ({p.problem})" if p.problem else ""))
+    o.line(f"{OWN} tokens (24 h) in={q.input_tokens_24h} out={q.output_tokens_24h}")
     for problem in r.problems:
-        o.line(f"PROBLEM: {one_line(problem)}")
+        o.line(f"{OWN} PROBLEM: {one_line(problem)}")
