@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
 import json
 import os
 import re
@@ -447,17 +448,33 @@ def _md_record(m: Memory) -> str:
 
 
 @contextlib.contextmanager
-def atomic_file(path: Path) -> Iterator[TextIO]:
-    """A file written beside ``path`` (mode 0600: memories are private) and renamed
-    into place once complete: an interrupted export never leaves half a file."""
+def atomic_file(path: Path, *, replace: bool = False) -> Iterator[TextIO]:
+    """A file written beside ``path`` (mode 0600: memories are private) and moved into
+    place once complete: an interrupted export never leaves half a file. Unless
+    ``replace``, a file already at ``path`` is never overwritten, not even one that
+    appeared meanwhile (``FileExistsError``): the new file is linked in, not renamed."""
     target = path.expanduser()
+    if not replace and os.path.lexists(target):
+        raise FileExistsError(errno.EEXIST, "it already exists", str(target))
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, target)
+        if replace:
+            os.replace(tmp, target)
+            return
+        try:
+            os.link(tmp, target)  # fails, atomically, if anything is there now
+        except FileExistsError:
+            raise
+        except OSError:  # no hard links here (some network and FAT file systems)
+            if os.path.lexists(target):
+                raise FileExistsError(errno.EEXIST, "it already exists", str(target)) from None
+            os.replace(tmp, target)
+            return
+        os.unlink(tmp)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)

@@ -600,3 +600,25 @@ async def test_the_dashboard_exports_the_marked_records(realistic: Path, tmp_pat
     assert [json.loads(x)["id"] for x in target.read_text().splitlines()[1:]] == [
         x["id"] for x in lines[1:]
     ]
+
+
+def test_export_never_overwrites_a_file_without_force(realistic: Path, tmp_path: Path) -> None:
+    target = tmp_path / "mine.jsonl"
+    target.write_text("my notes\n")
+    result = cli("export", "-o", str(target), "--db", str(realistic))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "already exists; --force replaces it" in result.stderr
+    assert target.read_text() == "my notes\n"
+    result = cli("export", "-o", str(target), "--force", "--db", str(realistic))
+    assert result.returncode == 0 and target.read_text().startswith('{"type": "header"')
+
+
+def test_a_file_that_appears_during_an_export_is_kept(tmp_path: Path) -> None:
+    from memevo_tui.export import atomic_file
+
+    target = tmp_path / "late.md"
+    with pytest.raises(FileExistsError), atomic_file(target) as handle:
+        handle.write("the export\n")
+        target.write_text("written meanwhile\n")  # another program got there first
+    assert target.read_text() == "written meanwhile\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["late.md"]  # no half file left

@@ -133,7 +133,9 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
     p.add_argument("--with-sources", action="store_true",
                    help="the source rows that produced each record")  # fmt: skip
     p.add_argument("-o", "--output", metavar="FILE",
-                   help="write to FILE (complete or not at all) instead of stdout")  # fmt: skip
+                   help="write to FILE (complete or not at all) instead of stdout; "
+                   "an existing FILE is refused")  # fmt: skip
+    p.add_argument("--force", action="store_true", help="with -o: replace an existing FILE")
     as_of(p)
     p = verb(
         "serve",

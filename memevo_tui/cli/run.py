@@ -130,8 +130,10 @@ async def _export(store: MemoryStore, args: argparse.Namespace, o: Output) -> in
         if args.output:
             path = Path(args.output).expanduser()
             try:
-                with atomic_file(path) as handle:
+                with atomic_file(path, replace=args.force) as handle:
                     result = await export(store, request, handle)
+            except FileExistsError:
+                raise CannotRun(f"{path} already exists; --force replaces it") from None
             except OSError as exc:
                 raise CannotRun(f"cannot write {path}: {exc.strerror or exc}") from None
             o.note(f"Exported {result.summary} to {path}")

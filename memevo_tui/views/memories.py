@@ -262,9 +262,6 @@ class MemoriesView(MarkingView):
 
     @work(group="export", exit_on_error=False)
     async def export_to(self, path: Path, ids: frozenset[str], what: str) -> None:
-        if path.exists():
-            self.post_message(self.Exported(path, "", "it already exists; choose another name"))
-            return
         fmt = format_for(path)
         request = ExportRequest(format=fmt, ids=ids, with_events=True, with_sources=True)
         try:
@@ -273,6 +270,9 @@ class MemoriesView(MarkingView):
                 result = await export(store, request, handle)
         except (StoreError, BadExport) as exc:
             self.post_message(self.Exported(path, "", str(exc)))
+            return
+        except FileExistsError:
+            self.post_message(self.Exported(path, "", "it already exists; choose another name"))
             return
         except OSError as exc:
             self.post_message(self.Exported(path, "", exc.strerror or str(exc)))
