@@ -28,6 +28,7 @@ from .views.marks import MarkingView
 from .views.memories import MemoriesView
 from .widgets.event_list import EventList
 from .widgets.memory_list import CURATION_BINDINGS, MemoryList
+from .widgets.option_list import KeyedOptionList
 from .widgets.recall_list import RecallList
 from .widgets.recall_pane import RecallPane
 from .widgets.review_list import ReviewList
@@ -122,9 +123,9 @@ def scopes() -> dict[str, list[BindingType]]:
         "dialogs": list(ConfirmScreen.BINDINGS),
         "editor": list(CorrectScreen.BINDINGS),
         "help": list(HelpScreen.BINDINGS),
-        "sort menu": list(SortMenu.BINDINGS),
+        "sort menu": [*SortMenu.BINDINGS, *KeyedOptionList.BINDINGS],
         "prompt": list(PromptScreen.BINDINGS),
-        "inbox": list(InboxScreen.BINDINGS),
+        "inbox": [*InboxScreen.BINDINGS, *KeyedOptionList.BINDINGS],
     }
 
 

@@ -10,6 +10,7 @@ id, origin and search terms (all words must match, case-insensitively);
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -128,10 +129,18 @@ STATE_ORDER = {
     )
 }
 
+
+def _days_left(m: Memory) -> float:
+    """Days until it goes dormant: the fewest first is the most urgent (a pinned record,
+    which never goes dormant, last)."""
+    left = m.days_until_dormant
+    return math.inf if left is None else left
+
+
 SORT_KEYS: dict[str, tuple[str, Callable[[Memory], object]]] = {
     "updated": ("updated", lambda m: parse_ms(m.updated_at) or 0.0),
     "confirmed": ("confirmed", lambda m: confirmed_ms(m.updated_at, m.reinforced_at)),
-    "fresh": ("time left before dormancy", time_left),
+    "fresh": ("days left before dormancy", _days_left),
     "state": ("state", lambda m: STATE_ORDER.get(m.state, 99)),
     "kind": ("kind", lambda m: m.kind),
     "status": ("status", lambda m: m.status),
@@ -142,9 +151,10 @@ SORT_KEYS: dict[str, tuple[str, Callable[[Memory], object]]] = {
     ),
     "feedback": ("feedback", _feedback_rank),
     "content": ("content", lambda m: m.content.casefold()),
+    "share": ("share of its horizon left", time_left),
 }
 SORT_ORDER = tuple(SORT_KEYS)
-DEFAULT_DESCENDING = frozenset(("updated", "confirmed", "fresh", "evidence", "feedback"))
+DEFAULT_DESCENDING = frozenset(("updated", "confirmed", "share", "evidence", "feedback"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -493,9 +493,9 @@ async def test_sorted_headers_stay_readable(realistic: Path) -> None:
         await settle(pilot)
         header = memories(app).render_line(0).text
         assert "AGE▼" in header
-        await app.run_action("screen.sort_by('fresh')")
+        await app.run_action("screen.sort_by('fresh')")  # days left: the fewest first
         await settle(pilot)
-        assert "FRESH▼" in memories(app).render_line(0).text
+        assert "FRESH▲" in memories(app).render_line(0).text
 
 
 async def test_a_half_typed_filter_that_settles_late_never_replaces_the_whole_one(
@@ -563,3 +563,34 @@ async def test_detail_fields_draw_as_the_rich_grid_draws_them(
         for width in (8, 14, 47, 48, 100):
             console = Console(width=width, color_system=None)
             assert cells(console, fields) == cells(console, fields._as_table()), width
+
+
+async def test_time_left_sorts_by_days_most_urgent_first_and_the_menu_takes_j_k(
+    realistic: Path,
+) -> None:
+    """A project state two days from dormancy comes before a fact with a week left and
+    a decision with two, whatever share of their (different) horizons that is."""
+    from memevo_tui.screens.sort_menu import SortMenu
+    from memevo_tui.view import SORT_ORDER
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("slash", *"state:aging", "enter")
+        await settle(pilot)
+        await pilot.press("o")
+        await settle(pilot)
+        assert isinstance(app.screen, SortMenu)
+        start = SORT_ORDER.index(app.state.view.sort)
+        target = SORT_ORDER.index("fresh")
+        moves = ["j"] * (target - start) if target >= start else ["k"] * (start - target)
+        await pilot.press("j", "k", *moves, "enter")  # j and k move, as in every list
+        await settle(pilot)
+        assert app.state.view.sort == "fresh" and not app.state.view.descending
+        rows = [r for r in memories(app).rows if isinstance(r, Memory)]
+        left = [r.days_until_dormant for r in rows]
+        assert len({r.kind for r in rows}) >= 2 and len(rows) >= 3
+        assert left == sorted(left, key=lambda d: float("inf") if d is None else d)
+        await pilot.press("o", "G", "enter")  # G: the last key, g: the first
+        await settle(pilot)
+        assert app.state.view.sort == SORT_ORDER[-1]

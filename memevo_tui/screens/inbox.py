@@ -13,6 +13,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..inbox import Line
+from ..widgets.option_list import KeyedOptionList
 
 
 class InboxScreen(ModalScreen[Line | None]):
@@ -30,7 +31,7 @@ class InboxScreen(ModalScreen[Line | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(f"{self.heading}:", id="dialog-title", markup=False)
-            yield OptionList(
+            yield KeyedOptionList(
                 *(Option(line.text, id=str(i)) for i, line in enumerate(self.lines)),
                 id="inbox-lines",
             )

@@ -12,6 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..widgets.option_list import KeyedOptionList
+
 
 class SortMenu(ModalScreen[str | None]):
     """Dismisses with the sort key picked (the current one again: reverse), or None."""
@@ -34,7 +36,7 @@ class SortMenu(ModalScreen[str | None]):
         ]
         with Vertical(id="sort-menu"):
             yield Static("Sort the memory list by", id="sort-title", markup=False)
-            yield OptionList(*options, id="sort-options")
+            yield KeyedOptionList(*options, id="sort-options")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
