@@ -61,6 +61,14 @@ class Item:
         return self.records[0]
 
 
+def _soon(days: float) -> str:
+    """``2 hours``, ``1 day``, ``3.5 days``."""
+    if days < 1:
+        hours = max(1, round(days * 24))
+        return f"{hours} hour{'s' if hours != 1 else ''}"
+    return "1 day" if round(days, 1) == 1 else f"{days:.1f} days"
+
+
 def words(text: str) -> frozenset[str]:
     return frozenset(w.casefold().strip(".:") for w in _WORD.findall(text))
 
@@ -132,7 +140,7 @@ def build(
     for m in active:
         left = m.days_until_dormant
         if left is not None and 0 < left <= SOON_DAYS:  # 0: dormant already
-            add("dormant-soon", (m,), f"goes dormant in {left:.1f} days: pin it if it still "
+            add("dormant-soon", (m,), f"goes dormant in {_soon(left)}: pin it if it still "
                 "matters", left / SOON_DAYS)  # fmt: skip
     by_text: dict[str, list[Memory]] = defaultdict(list)
     for m in active:

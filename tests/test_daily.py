@@ -594,3 +594,33 @@ async def test_time_left_sorts_by_days_most_urgent_first_and_the_menu_takes_j_k(
         await pilot.press("o", "G", "enter")  # G: the last key, g: the first
         await settle(pilot)
         assert app.state.view.sort == SORT_ORDER[-1]
+
+
+async def test_review_says_when_its_filter_matches_nothing_and_never_repeats_itself(
+    realistic: Path,
+) -> None:
+    from rich.console import Console
+
+    from memevo_tui.views.review import ReviewView
+    from memevo_tui.widgets.review_detail import describe_item
+    from memevo_tui.widgets.review_list import ReviewList
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        view = app.query_one(ReviewView)
+        review = app.query_one(ReviewList)
+        soon = next(i for i in review.rows if i.reason == "dormant-soon")
+        console = Console(width=200, record=True)
+        console.print(describe_item(soon))
+        detail = console.export_text()
+        assert detail.count("pin it if it still matters") == 1  # said once, not twice
+        assert "goes dormant in " in detail and "days days" not in detail
+        await pilot.press("slash", *"zebra-crossing", "enter")
+        await settle(pilot)
+        assert review.rows == []
+        line = review.render_line(1).text  # under the column titles
+        assert f"No item matches zebra-crossing ({len(view.queue)} in the queue)." in line
+        assert "queue is empty" not in line

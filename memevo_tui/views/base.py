@@ -149,6 +149,8 @@ class FilteringView(BaseView):
     def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.filter_query = Query()
+        self.filter_text = ""
+        """The filter as typed."""
 
     def refilter(self) -> None:
         """Show the list again through ``filter_query``."""
@@ -180,6 +182,7 @@ class FilteringView(BaseView):
         self.focus_default()
 
     def _filter(self, text: str) -> None:
+        self.filter_text = text
         self.filter_query = parse(text, self.FIELDS)
         self.query_one(FilterBox).show_error(say(self.filter_query.errors))
         self.refilter()

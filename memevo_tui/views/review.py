@@ -22,6 +22,7 @@ from ..filters import Field
 from ..messages import StatusChanged, StoreFailed
 from ..review import REASONS, Item, Row, build, counts
 from ..state import Change, DashboardState, Dialed, Failed
+from ..text import one_line
 from ..widgets.filter_box import FilterBox
 from ..widgets.review_detail import ReviewDetail
 from ..widgets.review_list import ReviewList
@@ -138,6 +139,12 @@ class ReviewView(FilteringView):
             and all(w in " ".join(m.content for m in item.records).casefold() for w in q.words)
         ]  # fmt: skip
         review_list = self.query_one(ReviewList)
+        typed = self.filter_text.strip()
+        review_list.empty_text = (
+            f"No item matches {one_line(typed, 60)} ({len(self.queue)} in the queue)."
+            if typed and self.queue
+            else "Nothing needs you: the queue is empty."
+        )
         review_list.set_rows(shown)
         per = counts(self.queue)
         line = " · ".join(f"{reason} {n}" for reason, n in per.items() if n) or "nothing to review"

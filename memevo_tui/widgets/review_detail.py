@@ -33,8 +33,9 @@ def describe_item(item: Item | None, side: int = 0) -> RenderableType:
     head = Text()
     head.append(f"{item.reason}\n", style="bold")
     head.append(f"{item.why}\n", style="italic")
-    if item.why != REASONS[item.reason]:
-        head.append(f"{REASONS[item.reason]}\n", style="dim")
+    general = REASONS[item.reason]
+    if general.rpartition(": ")[2] not in item.why:  # the rule, unless the item said it
+        head.append(f"{general}\n", style="dim")
     head.append(
         "\np pin · 1-4 feedback · e correct · r resolve · d forget · n keep it as it is"
         + (" · o the other record" if len(item.records) == 2 else "")
