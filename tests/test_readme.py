@@ -22,21 +22,34 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from readme_quickstart import quick_start  # noqa: E402
 
 
-def test_images_are_absolute_links_to_files_in_the_repository() -> None:
+FANCY = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["hatch"][
+    "metadata"
+]["hooks"]["fancy-pypi-readme"]
+
+
+def test_links_are_relative_and_point_at_files_in_the_checkout() -> None:
+    """In a checkout and on the forge the README links to its own files."""
     images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", README)
-    assert images, "the README shows the app"
-    for url in images:
-        assert url.startswith(RAW), url  # a relative link shows nothing on the package index
-        assert (ROOT / url.removeprefix(RAW)).is_file(), url
-
-
-def test_links_are_absolute_and_point_at_files_that_exist() -> None:
     links = re.findall(r"(?<!!)\[[^\]]*\]\(([^)]+)\)", README)
-    assert any("docs/GUIDE.md" in link for link in links)
+    assert images and any(link == "docs/GUIDE.md" for link in links)
+    for url in [*images, *links]:
+        assert not url.startswith(("http://", "https://", "/")), url
+        assert (ROOT / url).is_file(), url
+
+
+def test_the_package_index_gets_absolute_links_to_the_same_files() -> None:
+    """The wheel's description is the README with its links made absolute (CI checks
+    the built METADATA too): images at the raw files, links at the forge."""
+    text = README
+    for sub in FANCY["substitutions"]:
+        text = re.sub(sub["pattern"], sub["replacement"], text)
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    links = re.findall(r"(?<!!)\[[^\]]*\]\(([^)]+)\)", text)
+    assert images and links
+    for url in images:
+        assert url.startswith(RAW) and (ROOT / url.removeprefix(RAW)).is_file(), url
     for url in links:
-        assert url.startswith("https://"), url
-        if url.startswith(BLOB):
-            assert (ROOT / url.removeprefix(BLOB)).is_file(), url
+        assert url.startswith(BLOB) and (ROOT / url.removeprefix(BLOB)).is_file(), url
 
 
 def test_the_readme_is_short_and_its_details_moved_to_docs() -> None:
