@@ -96,6 +96,14 @@ async def test_the_bar_is_time_left_in_the_state_colour(realistic: Path) -> None
         assert dormant.quality.freshness >= 0.5  # although freshness stays above its floor
         aging = next(r for r in rows if r.state == "aging")
         assert 0 < time_left(aging) <= 0.5
+        await pilot.press("a")  # forgotten and conflicted shown: no bar, for no time left
+        await settle(pilot)
+        shown = [r for r in memories(app).rows if isinstance(r, Memory)]
+        gone = [r for r in shown if r.status in ("forgotten", "conflicted")]
+        assert gone and all(memory_cells(r)["fresh"] == "  –  " for r in gone)
+        assert all("█" not in memory_cells(r)["fresh"] for r in gone)
+        await pilot.press("a")
+        await settle(pilot)
         for r in rows:
             assert (
                 memories(app).cell_class(r, "fresh")

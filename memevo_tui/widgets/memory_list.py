@@ -26,6 +26,11 @@ from .virtual_list import Column, VirtualList
 Row = Memory | CorruptRow
 
 
+NO_BAR = "  –  "
+"""The FRESH cell of a forgotten or conflicted record: it is never recalled, so it has
+no time left to draw (a full bar, struck through, read as "fresh")."""
+
+
 def memory_cells(row: Row) -> dict[str, str]:
     """The text of each column for one row (all plain, all visible)."""
     if isinstance(row, CorruptRow):
@@ -38,7 +43,9 @@ def memory_cells(row: Row) -> dict[str, str]:
     reinforced = q.confirmed_at[:10] > row.updated_at[:10]
     return {
         "state": STATE_GLYPHS[row.state],
-        "fresh": freshness_bar(time_left(row)),
+        "fresh": NO_BAR
+        if row.status in ("forgotten", "conflicted")
+        else freshness_bar(time_left(row)),
         "kind": KIND_CODES.get(row.kind, "?"),
         "status": "✓" if row.status == "confirmed" else "",
         "age": ("↻" if reinforced else "") + age(q.age_days),
