@@ -14,9 +14,11 @@ import signal
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import ClassVar
 
 from textual import events, work
 from textual.app import App
+from textual.binding import BindingType
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
 
@@ -27,7 +29,7 @@ from store.demo_learner import learn_forever
 from .appstate import Visit, reconcile
 from .commands import MemevoCommands
 from .inbox import summarize
-from .keymap import check_keymap, key_groups, keymap_path, load_keymap, scopes
+from .keymap import PALETTE, check_keymap, key_groups, keymap_path, load_keymap, scopes
 from .keys import reopen_hint
 from .live import INTERVAL, ChangePoller
 from .messages import (
@@ -52,6 +54,7 @@ class MemevoApp(App[None]):
     CSS_PATH = [stylesheet("app.tcss")]
     TITLE = "memevo"
     COMMANDS = App.COMMANDS | {MemevoCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [PALETTE]
 
     def __init__(
         self,

@@ -71,11 +71,23 @@ def load_keymap(path: Path) -> tuple[dict[str, str], str | None]:
     return dict(data), None
 
 
+PALETTE = Binding(
+    "ctrl+p",
+    "command_palette",
+    "palette",
+    id="app.palette",
+    show=False,
+    priority=True,
+    tooltip="The command palette: every action by name",
+)
+"""The app's palette key, declared here so help lists it and a key map can move it."""
+
+
 def key_groups() -> list[tuple[str, list[BindingType]]]:
     """Every binding by where it works, as the help lists them."""
     curation = {b.id for b in CURATION_BINDINGS}
     return [
-        ("anywhere", list(Dashboard.BINDINGS)),
+        ("anywhere", [PALETTE, *Dashboard.BINDINGS]),
         ("lists", list(VirtualList.BINDINGS)),
         ("list and pane", list(Split.BINDINGS)),
         ("memory list", [*MemoriesView.BINDINGS, *MarkingView.BINDINGS, *MemoryList.BINDINGS]),
@@ -105,7 +117,7 @@ def key_groups() -> list[tuple[str, list[BindingType]]]:
 
 def scopes() -> dict[str, list[BindingType]]:
     """Where bindings are active together: a key may mean one thing in each."""
-    anywhere: list[BindingType] = list(Dashboard.BINDINGS)
+    anywhere: list[BindingType] = [PALETTE, *Dashboard.BINDINGS]
     lists = [*VirtualList.BINDINGS, *Split.BINDINGS]
     return {
         "anywhere": anywhere,

@@ -632,3 +632,25 @@ async def test_review_says_when_its_filter_matches_nothing_and_never_repeats_its
         line = review.render_line(1).text  # under the column titles
         assert f"No item matches zebra-crossing ({len(view.queue)} in the queue)." in line
         assert "queue is empty" not in line
+
+
+async def test_help_lists_the_palette_key_and_a_key_map_can_move_it(realistic: Path) -> None:
+    from rich.console import Console
+
+    app = make_app(realistic, keymap={"app.palette": "ctrl+k"})
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        console = Console(width=200, record=True)
+        console.print(app.screen.content)
+        text = console.export_text()
+        assert "The command palette: every action by name" in text and "app.palette" in text
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("ctrl+k")  # the palette, where the key map put it
+        await settle(pilot)
+        from textual.command import CommandPalette
+
+        assert isinstance(app.screen, CommandPalette)

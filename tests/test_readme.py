@@ -21,7 +21,6 @@ BLOB = REPO + "/blob/main/"
 sys.path.insert(0, str(ROOT / "scripts"))
 from readme_quickstart import quick_start  # noqa: E402
 
-
 FANCY = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["hatch"][
     "metadata"
 ]["hooks"]["fancy-pypi-readme"]
