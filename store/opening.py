@@ -145,7 +145,8 @@ async def _open_for_reading(
     """A read-only connection that has read the file's header, and a note on how it reads."""
     db = await connect(path, read_only=True)
     try:
-        await db.execute("SELECT 1 FROM sqlite_master LIMIT 1")
+        async with db.execute("SELECT 1 FROM sqlite_master LIMIT 1") as cursor:
+            await cursor.fetchall()  # read through and closed: no snapshot stays held
         return db, "", None
     except BaseException as exc:
         # Closed on every way out, cancellation included: an open connection's
@@ -209,7 +210,11 @@ async def open_connection(path: Path, *, read_only: bool) -> Opened:
         if str(mode).lower() != "wal":
             await db.execute("PRAGMA journal_mode=WAL")
         await db.execute("PRAGMA synchronous=FULL")
-        await db.execute("SELECT 1 FROM sqlite_master LIMIT 1")  # the log exists from here
+        # A read makes the log exist from here. Read to the end and close the cursor: a
+        # statement left running holds a read snapshot, and a write begun on a stale
+        # snapshot fails at once with "database is locked", however long the timeout.
+        async with db.execute("SELECT 1 FROM sqlite_master LIMIT 1") as cursor:
+            await cursor.fetchall()
         if st.st_mode & 0o077:
             os.chmod(path, 0o600)
         identity = FileIdentity.of(path)
