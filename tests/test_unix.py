@@ -409,7 +409,7 @@ def test_recovery_json_changes_the_hourly_limit_and_the_paused_predicate(
     assert after["budget"]["state"] == "waiting"  # 3 calls in the last hour: the limit
     _, out, _ = run(capsys, "status", *db)
     assert "Shared calls/hour=3/3" in out
-    assert "calls/source<=8, time/source<=600000ms" in out
+    assert "calls/source<=8; time/source<=600000ms" in out  # pi's semicolons
 
 
 INVALID_REASON = "pi will not open this store: Invalid recovery.json: callsPerHour must be"
