@@ -19,7 +19,7 @@ from textual import work
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from store import CorruptRow, Memory, MemoryStore, Refused, StoreError
+from store import CorruptRow, Memory, MemoryStore, Refused, Replaced, StoreError
 from store._js import iso
 from store.curation import UndoPlan
 
@@ -446,7 +446,12 @@ class MarkingView(BaseView):
         """Say why nothing may be written now (the time dial, read-only); True if so."""
         why = self.state.write_refusal()
         if why is not None:
-            if self.state.store is not None and self.state.store.file_problem() is not None:
+            store = self.state.store
+            if store is not None and store.file_problem() is not None:
                 why += f"; {reopen_hint(self.app)}"
+                try:  # the store's state says so at once, as the next live poll would
+                    store.check_file()
+                except Replaced as exc:
+                    self.post_message(StoreFailed(exc))
             self.notify(why, title="Nothing written", severity="warning")
         return why is not None
