@@ -423,17 +423,29 @@ def _md_source(s: dict[str, Any]) -> str:
     return f"  - source {md_code(str(s.get('id')))} ({md_text(kind)}, {state})\n"
 
 
+def md_time_left(m: Memory) -> str:
+    """How fresh a record is, in words a reader takes at once: "aging, dormant in 12
+    days" (a bare "freshness 0.71" read as "71% fresh")."""
+    if m.status in ("forgotten", "conflicted"):
+        return "never recalled"
+    left = m.days_until_dormant
+    if left is None:
+        return "pinned: never goes dormant"
+    if left <= 0:
+        return f"dormant (confirmed {m.age_days:.0f} days ago)"
+    days = max(1, round(left))
+    return f"{m.state}, dormant in {days} day{'s' if days != 1 else ''}"
+
+
 def _md_record(m: Memory) -> str:
     q = m.quality
     text = md_text(m.content).replace("\n", "  \n  ")
-    source = f" from {md_code(m.evidence.source_id)}" if m.evidence is not None else ""
     feedback = ", ".join(s.verdict for s in (m.utility, m.accuracy) if s is not None)
     lines = [
         f"- {text}",
         f"  {md_code(m.id)} · {m.status} · {m.state}: {STATE_MEANINGS.get(m.state, '')}",
-        f"  evidence {q.basis}/{q.method}{source} · updated {iso_day(m.updated_at)}"
-        f" · confirmed {iso_day(q.confirmed_at)} · freshness {q.freshness:.2f}"
-        f" (age {q.age_days:.0f} days)",
+        f"  evidence {q.basis}/{q.method} · updated {iso_day(m.updated_at)}"
+        f" · confirmed {iso_day(q.confirmed_at)} · {md_time_left(m)}",
         f"  feedback: {feedback or 'none'}"
         + (
             f" · search terms: {', '.join(md_text(t) for t in m.search_terms)}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -622,3 +623,17 @@ def test_a_file_that_appears_during_an_export_is_kept(tmp_path: Path) -> None:
         target.write_text("written meanwhile\n")  # another program got there first
     assert target.read_text() == "written meanwhile\n"
     assert [p.name for p in tmp_path.iterdir()] == ["late.md"]  # no half file left
+
+
+def test_markdown_says_how_fresh_in_words_without_source_ids(
+    realistic: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "share.md"
+    result = cli("export", "-o", str(target), "--db", str(realistic))
+    assert result.returncode == 0, result.stderr
+    text = target.read_text()
+    assert "freshness 0." not in text and "freshness 1." not in text  # read as a percentage
+    assert re.search(r"· aging, dormant in \d+ days? *\n", text)
+    assert "· pinned: never goes dormant" in text and "· never recalled" in text
+    assert re.search(r"· dormant \(confirmed \d+ days ago\)", text)
+    assert " from `compact:" not in text and " from `user:" not in text  # no source ids
