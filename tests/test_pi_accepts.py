@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from test_unix import cli
 
 from memevo_tui.widgets.memory_detail import MemoryDetail
 from memevo_tui.widgets.memory_list import MemoryList
@@ -20,7 +19,7 @@ from store import Memory, MemoryStore, fixed_clock
 from store._js import fp, js_json, js_len, utf8_len
 
 from apphelpers import make_app, settle, until, wait_loaded
-from conftest import FIXTURE_NOW, ROOT
+from conftest import FIXTURE_NOW
 
 TERMS_ID = "2ef9029a39aa4403885eda20"
 """A realistic record given a search term with a lone surrogate, as the issue found it."""
@@ -44,17 +43,6 @@ def with_lone_surrogates(path: Path) -> Path:
         )
     con.close()
     return path
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memevo_tui", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def test_lengths_bytes_and_json_are_javascripts() -> None:

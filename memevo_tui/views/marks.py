@@ -447,11 +447,11 @@ class MarkingView(BaseView):
         why = self.state.write_refusal()
         if why is not None:
             store = self.state.store
-            if store is not None and store.file_problem() is not None:
-                why += f"; {reopen_hint(self.app)}"
-                try:  # the store's state says so at once, as the next live poll would
+            try:
+                if store is not None:
                     store.check_file()
-                except Replaced as exc:
-                    self.post_message(StoreFailed(exc))
+            except Replaced as exc:  # the store's state says so at once, as a poll would
+                why += f"; {reopen_hint(self.app)}"
+                self.post_message(StoreFailed(exc))
             self.notify(why, title="Nothing written", severity="warning")
         return why is not None
