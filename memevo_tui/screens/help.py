@@ -41,21 +41,25 @@ FILTER_HELP = (
 def key_rows(
     groups: Iterable[tuple[str, Iterable[BindingType]]], keymap: Mapping[str, str]
 ) -> Table:
-    table = Table(box=None, padding=(0, 2), show_header=True, header_style="bold")
-    table.add_column("where")
-    table.add_column("key", style="bold")
-    table.add_column("does")
-    table.add_column("id", style="dim")
+    """Every binding with an id (dim, after what it does), under a heading for where
+    it works."""
+    table = Table(box=None, padding=(0, 2, 0, 0), show_header=True, header_style="bold")
+    table.add_column("key", style="bold", max_width=18)
+    table.add_column("does · id (for keymap.json)", ratio=1)
     for where, bindings in groups:
-        for b in bindings:
-            if not isinstance(b, Binding) or not b.id:
-                continue
-            keys = keymap.get(b.id, b.key)
+        rows = [b for b in bindings if isinstance(b, Binding) and b.id]
+        if not rows:
+            continue
+        table.add_row(Text.assemble("\n", (where, "bold underline")), "")
+        for b in rows:
+            keys = keymap.get(b.id or "", b.key)
             shown = " / ".join(
                 b.key_display if b.key_display and keys == b.key else format_key(k.strip())
                 for k in keys.split(",")
             )
-            table.add_row(where, shown, b.tooltip or b.description or b.action, b.id)
+            does = Text(b.tooltip or b.description or b.action)
+            does.append(f"  {b.id}", style="dim")
+            table.add_row(f"  {shown}", does)
     return table
 
 
