@@ -21,8 +21,8 @@ from .screens.correct import CorrectScreen
 from .screens.dashboard import Dashboard
 from .screens.help import HelpScreen
 from .screens.inbox import InboxScreen
+from .screens.menu import Menu
 from .screens.prompt import PromptScreen
-from .screens.sort_menu import SortMenu
 from .views.history import HistoryView
 from .views.marks import MarkingView
 from .views.memories import MemoriesView
@@ -42,6 +42,7 @@ RENAMED = {
     "app.toggle_hidden": "memory.toggle_hidden",
     "app.sort": "memory.sort",
     "app.reverse_sort": "memory.reverse_sort",
+    "sort.cancel": "menu.cancel",
 }
 """Ids of earlier versions, and what they are now."""
 FIXED_KEYS = ("ctrl+q", "ctrl+c", "ctrl+p")
@@ -110,7 +111,7 @@ def key_groups() -> list[tuple[str, list[BindingType]]]:
         ),
         ("dialogs", [*ConfirmScreen.BINDINGS, *PromptScreen.BINDINGS]),
         ("editor", list(CorrectScreen.BINDINGS)),
-        ("sort menu", list(SortMenu.BINDINGS)),
+        ("menus", list(Menu.BINDINGS)),
         ("since your last visit", list(InboxScreen.BINDINGS)),
     ]
 
@@ -135,7 +136,7 @@ def scopes() -> dict[str, list[BindingType]]:
         "dialogs": list(ConfirmScreen.BINDINGS),
         "editor": list(CorrectScreen.BINDINGS),
         "help": list(HelpScreen.BINDINGS),
-        "sort menu": [*SortMenu.BINDINGS, *KeyedOptionList.BINDINGS],
+        "menus": [*Menu.BINDINGS, *KeyedOptionList.BINDINGS],
         "prompt": list(PromptScreen.BINDINGS),
         "inbox": [*InboxScreen.BINDINGS, *KeyedOptionList.BINDINGS],
     }

@@ -9,10 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console, Group
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input
 
 from memevo_tui.app import MemevoApp
+from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.views.base import BaseView
 from store import fixed_clock
 
@@ -58,6 +61,15 @@ def make_app(
     return SteadyApp(
         path, read_only=read_only, clock=fixed_clock(now), new_id=counter_ids(), **kwargs
     )
+
+
+def dialog_text(screen: Screen[Any], width: int = 160) -> str:
+    """What a confirmation says in full, its summary and its scrolling detail, as drawn
+    at ``width`` (the detail may be longer than the screen)."""
+    assert isinstance(screen, ConfirmScreen), f"not a confirmation: {screen!r}"
+    console = Console(width=width, record=True)
+    console.print(Group(screen.title_text, screen.summary, screen.detail))
+    return console.export_text()
 
 
 async def until(

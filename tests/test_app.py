@@ -16,7 +16,7 @@ from memevo_tui.glyphs import time_left
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.screens.correct import CorrectScreen
 from memevo_tui.screens.help import HelpScreen
-from memevo_tui.screens.sort_menu import SortMenu
+from memevo_tui.screens.menu import Menu
 from memevo_tui.widgets.event_diff import EventDiff
 from memevo_tui.widgets.event_list import EventList
 from memevo_tui.widgets.memory_detail import MemoryDetail
@@ -106,7 +106,7 @@ async def test_browse_sort_filter_and_toggle(realistic: Path) -> None:
         # sort: o opens a menu of the columns (the current one first marked), O reverses
         await pilot.press("o")
         await settle(pilot)
-        assert isinstance(app.screen, SortMenu)
+        assert isinstance(app.screen, Menu)
         await pilot.press("down", "enter")
         await settle(pilot)
         assert app.state.view.sort == "confirmed" and app.state.view.descending
@@ -118,7 +118,7 @@ async def test_browse_sort_filter_and_toggle(realistic: Path) -> None:
         assert app.state.view.sort == "state" and app.state.view.descending
         await pilot.press("o", "escape")
         await settle(pilot)
-        assert app.state.view.sort == "state" and not isinstance(app.screen, SortMenu)
+        assert app.state.view.sort == "state" and not isinstance(app.screen, Menu)
         await app.run_action("screen.sort_by('share')")  # share of its horizon left
         fresh = [time_left(r) for r in memory_list(app).rows if isinstance(r, Memory)]
         assert fresh == sorted(fresh, reverse=True)

@@ -27,7 +27,7 @@ from memevo_tui.widgets.memory_list import MemoryList
 from store import Memory, MemoryStore, fixed_clock
 from store.learning import ClaimIn, Learning
 
-from apphelpers import make_app, settle, until, wait_loaded
+from apphelpers import dialog_text, make_app, settle, until, wait_loaded
 from conftest import FIXTURE_NOW, ROOT
 
 
@@ -244,7 +244,7 @@ async def test_a_range_marks_what_the_cursor_passed_while_pi_writes(realistic: P
         await pilot.press("d")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        preview = drawn(app.screen.detail)
+        preview = drawn(dialog_text(app.screen))
         assert "50 will be written" in preview
         assert "49 record(s) arrived since marking began; none of them marked" in preview
         await pilot.press("escape")
@@ -282,7 +282,7 @@ async def test_a_symlinked_state_directory_is_never_followed(
         await pilot.press("space", "j", "space", "p")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        preview = drawn(app.screen.detail)
+        preview = drawn(dialog_text(app.screen))
         assert "undone record by record" in preview
         assert "one undo in the history" not in preview
         await pilot.press("y")
@@ -307,7 +307,7 @@ async def test_a_state_home_that_is_a_file_warns_once_and_the_app_works(
         await pilot.press("space", "j", "space", "p")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        assert "undone record by record" in drawn(app.screen.detail)
+        assert "undone record by record" in drawn(dialog_text(app.screen))
         await pilot.press("y")
         await settle(pilot)
         assert event_count(realistic) == before + 2  # the writes themselves go ahead
@@ -437,7 +437,7 @@ async def test_a_refused_undo_in_a_batch_shows_the_records_text(realistic: Path)
         await pilot.press("u")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        preview = drawn(app.screen.detail)
+        preview = drawn(dialog_text(app.screen))
         refused_pin = next(e for e in pins if e["after"][0]["id"] == ids[1])
         assert f"refused {texts[ids[1]][:40]}" in preview  # the record, by its text
         assert refused_pin["id"] not in preview  # not the event's id in its place
@@ -460,7 +460,7 @@ async def test_a_bulk_pin_says_which_records_it_leaves_as_they_are(realistic: Pa
         await pilot.press("p")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        preview = drawn(app.screen.detail)
+        preview = drawn(dialog_text(app.screen))
         assert "2 will be written" in preview and "2 unchanged" in preview
         assert "2 already pinned: left as they are." in preview
         await pilot.press("y")

@@ -578,7 +578,7 @@ async def test_time_left_sorts_by_days_most_urgent_first_and_the_menu_takes_j_k(
 ) -> None:
     """A project state two days from dormancy comes before a fact with a week left and
     a decision with two, whatever share of their (different) horizons that is."""
-    from memevo_tui.screens.sort_menu import SortMenu
+    from memevo_tui.screens.menu import Menu
     from memevo_tui.view import SORT_ORDER
 
     app = make_app(realistic)
@@ -588,7 +588,7 @@ async def test_time_left_sorts_by_days_most_urgent_first_and_the_menu_takes_j_k(
         await settle(pilot)
         await pilot.press("o")
         await settle(pilot)
-        assert isinstance(app.screen, SortMenu)
+        assert isinstance(app.screen, Menu)
         start = SORT_ORDER.index(app.state.view.sort)
         target = SORT_ORDER.index("fresh")
         moves = ["j"] * (target - start) if target >= start else ["k"] * (start - target)

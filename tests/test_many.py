@@ -27,7 +27,7 @@ from memevo_tui.widgets.review_list import ReviewList
 from store import Memory, MemoryStore, fixed_clock
 from store.quality import quality_of
 
-from apphelpers import make_app, settle, wait_loaded
+from apphelpers import dialog_text, make_app, settle, wait_loaded
 from conftest import FIXTURE_NOW, ROOT
 
 DAY_MS = 86_400_000
@@ -106,11 +106,7 @@ async def test_marks_survive_filtering_and_refusals_are_listed(realistic: Path) 
         await settle(pilot)
         dialog = app.screen
         assert isinstance(dialog, ConfirmScreen)
-        from rich.console import Console
-
-        console = Console(width=140, record=True)
-        console.print(dialog.detail)
-        preview = console.export_text()
+        preview = dialog_text(dialog, 140)
         assert "refused" in preview and "Resolve/correct the memory first" in preview
         assert "1 will be written" in preview and "1 refused" in preview
         await pilot.press("y")
@@ -163,11 +159,7 @@ async def test_one_u_undoes_a_batch_and_refuses_what_changed_since(realistic: Pa
         await pilot.press("u")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        from rich.console import Console
-
-        console = Console(width=140, record=True)
-        console.print(app.screen.detail)
-        assert "Memory changed since this event; undo refused" in console.export_text()
+        assert "Memory changed since this event; undo refused" in dialog_text(app.screen, 140)
         await pilot.press("y")
         await settle(pilot)
         assert event_count(realistic) == before + 2  # two undone, one refused

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Input, OptionList
 
 from memevo_tui.__main__ import main
 from memevo_tui.export import md_text
@@ -582,7 +583,7 @@ async def test_the_dashboard_exports_the_marked_records(realistic: Path, tmp_pat
         await settle(pilot)
         marked = set(view.marks)
         assert len(marked) == 2
-        await pilot.press("ctrl+e")
+        await pilot.press("ctrl+e", "j", "enter")  # the backup, below the default share
         await settle(pilot)
         await pilot.press("ctrl+u", *str(target), "enter")
         await until(pilot, lambda: any(n.title == "Exported" for n in app._notifications), "export")
@@ -592,7 +593,7 @@ async def test_the_dashboard_exports_the_marked_records(realistic: Path, tmp_pat
         assert {x["id"] for x in lines[1:]} == marked
         assert all("events" in x and "sources" in x for x in lines[1:])
         # an existing file is never overwritten
-        await pilot.press("ctrl+e")
+        await pilot.press("ctrl+e", "j", "enter")
         await settle(pilot)
         await pilot.press("ctrl+u", *str(target), "enter")
         await until(
@@ -601,6 +602,44 @@ async def test_the_dashboard_exports_the_marked_records(realistic: Path, tmp_pat
     assert [json.loads(x)["id"] for x in target.read_text().splitlines()[1:]] == [
         x["id"] for x in lines[1:]
     ]
+
+
+async def test_ctrl_e_asks_share_or_backup_and_shares_by_default(
+    realistic: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ctrl+e asks what the export is for; enter takes the default, Markdown to share,
+    named for the day in the current directory, whatever its name ends with."""
+    from memevo_tui.screens.menu import Menu
+    from memevo_tui.screens.prompt import PromptScreen
+
+    monkeypatch.chdir(tmp_path)
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("ctrl+e")
+        await settle(pilot)
+        menu = app.screen
+        assert isinstance(menu, Menu) and menu.title_text == "Export 186 listed record(s) as"
+        assert menu.query_one("#menu-options", OptionList).highlighted == 0
+        assert [key for key, _ in menu.choices] == ["markdown", "jsonl"]
+        await pilot.press("enter")
+        await settle(pilot)
+        prompt = app.screen
+        assert isinstance(prompt, PromptScreen) and prompt.title_text.startswith("Share 186")
+        assert prompt.query_one(Input).value == "memevo-export-2026-11-01.md"
+        await pilot.press("enter")
+        await until(pilot, lambda: any(n.title == "Exported" for n in app._notifications), "export")
+        shared = (tmp_path / "memevo-export-2026-11-01.md").read_text()
+        assert shared.startswith("# ") and '"events"' not in shared
+        # the backup is JSONL whatever the name says
+        await pilot.press("ctrl+e", "j", "enter")
+        await settle(pilot)
+        assert app.screen.query_one(Input).value == "memevo-export-2026-11-01.jsonl"
+        await pilot.press("ctrl+u", *"backup.txt", "enter")
+        await until(pilot, lambda: (tmp_path / "backup.txt").exists(), "the backup")
+        await settle(pilot)
+        first = json.loads((tmp_path / "backup.txt").read_text().splitlines()[1])
+        assert "events" in first and "sources" in first
 
 
 def test_export_never_overwrites_a_file_without_force(realistic: Path, tmp_path: Path) -> None:

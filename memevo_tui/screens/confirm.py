@@ -5,44 +5,65 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from rich.console import Group, RenderableType
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from ..bulk import WORDS, AnyStep, left_as_they_are, tally
 from ..text import one_line, visible
 from ..widgets.event_diff import describe_undo
+from .dialog import Dialog
 
 
-class ConfirmScreen(ModalScreen[bool]):
-    """Dismisses with True on yes, False on no or escape."""
+class ConfirmScreen(Dialog[bool]):
+    """Dismisses with True on yes, False on no or escape. The ``summary`` (what the
+    answer does) and the buttons stay in view; the ``detail`` below it scrolls."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
-    ]
+        # the detail scrolls from the keyboard, whichever button has the focus
+        Binding("down,j", "scroll('down')", "Down", id="confirm.down", show=False),
+        Binding("up,k", "scroll('up')", "Up", id="confirm.up", show=False),
+        Binding("g,home", "scroll('home')", "Top", id="confirm.top", show=False),
+        Binding("G,end", "scroll('end')", "Bottom", id="confirm.bottom", show=False),
+        Binding("pagedown,ctrl+d,space", "scroll('page_down')", "Page down",
+                id="confirm.page_down", show=False),
+        Binding("pageup,ctrl+u", "scroll('page_up')", "Page up", id="confirm.page_up",
+                show=False),
+    ]  # fmt: skip
 
-    def __init__(self, title: str, detail: RenderableType = "", *, yes: str = "Yes") -> None:
+    def __init__(
+        self,
+        title: str,
+        detail: RenderableType = "",
+        *,
+        summary: RenderableType = "",
+        yes: str = "Yes",
+    ) -> None:
         super().__init__()
         self.title_text = title
+        self.summary = summary
         self.detail = detail
         self.yes = yes
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(self.title_text, id="dialog-title", markup=False)
-            with VerticalScroll(id="dialog-detail"):
+            if self.summary:
+                yield Static(self.summary, id="dialog-summary", markup=False)
+            with VerticalScroll(id="dialog-detail", classes="-body"):
                 yield Static(self.detail, markup=False)
             with Horizontal(id="dialog-buttons"):
                 yield Button(f"{self.yes} (y)", variant="error", id="yes")
                 yield Button("Cancel (n)", variant="default", id="no")
 
     def on_mount(self) -> None:
+        super().on_mount()
         self.query_one("#no", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -51,17 +72,20 @@ class ConfirmScreen(ModalScreen[bool]):
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
 
+    def action_scroll(self, where: str) -> None:
+        box = self.query_one("#dialog-detail", VerticalScroll)
+        getattr(box, f"scroll_{where}")(animate=False)
+
 
 def forget_dialog(content: str) -> ConfirmScreen:
     """Asks before forgetting a record whose text is ``content``."""
-    detail = Text()
-    detail.append(visible(content, keep_newlines=True))
-    detail.append(
-        "\n\nThe record becomes a tombstone (kept in history, undoable); its text is "
+    summary = Text(
+        "The record becomes a tombstone (kept in history, undoable); its text is "
         "blocked from being learned again in this origin.",
         style="italic",
     )
-    return ConfirmScreen("Forget this memory?", detail, yes="Forget")
+    detail = Text(visible(content, keep_newlines=True))
+    return ConfirmScreen("Forget this memory?", detail, summary=summary, yes="Forget")
 
 
 def conflict_dialog(first: str, second: str) -> ConfirmScreen:
@@ -75,21 +99,21 @@ def conflict_dialog(first: str, second: str) -> ConfirmScreen:
 
 def undo_dialog(what: str, plan: list[tuple[dict[str, Any], dict[str, Any]]]) -> ConfirmScreen:
     """Asks before undoing ``what``, showing what the undo would write."""
-    return ConfirmScreen("Undo", Group(Text(f"Undo {what}?"), describe_undo(plan)), yes="Undo")
+    detail = describe_undo(plan, in_pane=False)
+    return ConfirmScreen("Undo", detail, summary=Text(f"Undo {what}?"), yes="Undo")
 
 
 def incorrect_dialog(content: str, duplicates: int) -> ConfirmScreen:
     """Asks before marking a record incorrect, saying what that quarantines."""
-    detail = Text()
-    detail.append(visible(content, keep_newlines=True))
     also = f" and its {duplicates} same-text duplicate(s)" if duplicates else ""
-    detail.append(
-        f"\n\nThis quarantines the record{also}: pi stores them as conflicted, never recalls "
+    summary = Text(
+        f"This quarantines the record{also}: pi stores them as conflicted, never recalls "
         "them, and blocks the text from being learned again. r resolves it; 3 (accurate) "
         "replaces the verdict.",
         style="italic",
     )
-    return ConfirmScreen("Mark this memory incorrect?", detail, yes="Incorrect")
+    detail = Text(visible(content, keep_newlines=True))
+    return ConfirmScreen("Mark this memory incorrect?", detail, summary=summary, yes="Incorrect")
 
 
 def bulk_dialog(
@@ -122,7 +146,6 @@ def bulk_dialog(
     )
     for line in left_as_they_are(steps):
         head.append(f"\n{line}.")
-    for note in notes:  # above the list, which may be longer than the dialog
+    for note in notes:
         head.append(f"\n{note}", style="bold")
-    head.append("\n")
-    return ConfirmScreen(title, Group(head, table), yes="Write")
+    return ConfirmScreen(title, table, summary=head, yes="Write")

@@ -13,15 +13,16 @@ from typing import Any, ClassVar
 from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
 from store._js import js_len, js_trim
 
+from .dialog import Dialog
+
 MIN_LEN, MAX_LEN = 4, 800
 
 
-class CorrectScreen(ModalScreen[str | None]):
+class CorrectScreen(Dialog[str | None]):
     """Dismisses with the new text, or None when cancelled."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -42,13 +43,20 @@ class CorrectScreen(ModalScreen[str | None]):
                 id="dialog-title",
                 markup=False,
             )
-            yield TextArea(self.initial, id="correct-text", soft_wrap=True, show_line_numbers=False)
+            yield TextArea(
+                self.initial,
+                id="correct-text",
+                classes="-body",
+                soft_wrap=True,
+                show_line_numbers=False,
+            )
             yield Static(id="correct-count", markup=False)
             with Horizontal(id="dialog-buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", id="save")
                 yield Button("Cancel (esc)", id="cancel")
 
     def on_mount(self) -> None:
+        super().on_mount()
         area = self.query_one(TextArea)
         area.focus()
         self._count(area.text)

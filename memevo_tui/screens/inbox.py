@@ -8,15 +8,15 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..inbox import Line
 from ..widgets.option_list import KeyedOptionList
+from .dialog import Dialog
 
 
-class InboxScreen(ModalScreen[Line | None]):
+class InboxScreen(Dialog[Line | None]):
     """Dismisses with the line picked (enter opens what it is about), or None (esc)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -34,10 +34,12 @@ class InboxScreen(ModalScreen[Line | None]):
             yield KeyedOptionList(
                 *(Option(line.text, id=str(i)) for i, line in enumerate(self.lines)),
                 id="inbox-lines",
+                classes="-body",
             )
             yield Static("enter opens the records or sources · esc dismisses", id="prompt-hint")
 
     def on_mount(self) -> None:
+        super().on_mount()
         self.query_one(OptionList).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

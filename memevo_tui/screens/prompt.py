@@ -9,13 +9,14 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from store._js import iso
 
+from .dialog import Dialog
 
-class PromptScreen(ModalScreen[str | None]):
+
+class PromptScreen(Dialog[str | None]):
     """Dismisses with the text entered (enter), or None (esc)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -39,6 +40,7 @@ class PromptScreen(ModalScreen[str | None]):
                 yield Static(self.hint, id="prompt-hint", markup=False)
 
     def on_mount(self) -> None:
+        super().on_mount()
         self.query_one(Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -49,19 +51,26 @@ class PromptScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-def export_prompt(count: int, what: str, now_ms: float) -> PromptScreen:
-    """Where to export ``count`` records: a new file in the current directory by default."""
+def export_prompt(count: int, what: str, now_ms: float, fmt: str) -> PromptScreen:
+    """Where to export ``count`` records as ``fmt``: by default a new file in the current
+    directory, named for the day."""
     day = iso(now_ms)[:10]
-    base = Path.cwd() / f"memevo-export-{day}"
-    name, n = base.with_suffix(".jsonl"), 2
+    suffix = ".md" if fmt == "markdown" else ".jsonl"
+    base = f"memevo-export-{day}"
+    name, n = Path(base + suffix), 2
     while name.exists():
-        name, n = Path(f"{base}-{n}.jsonl"), n + 1
+        name, n = Path(f"{base}-{n}{suffix}"), n + 1
+    if fmt == "markdown":
+        title = f"Share {count:,} {what} record(s) as Markdown, in the file"
+        what_it_is = "Markdown to read and share, every text redacted as pi redacts."
+    else:
+        title = f"Back up {count:,} {what} record(s) as JSONL, in the file"
+        what_it_is = "JSONL that loses nothing: the records with their events and sources."
     return PromptScreen(
-        f"Export {count:,} {what} record(s) to",
+        title,
         value=str(name),
         hint=(
-            "A name ending .md writes Markdown to read and share (every text redacted as pi "
-            "redacts); any other, JSONL that loses nothing (with events and sources). An "
+            f"{what_it_is} A name without a directory is written in {Path.cwd()}; an "
             "existing file is never overwritten. enter exports, esc cancels."
         ),
     )

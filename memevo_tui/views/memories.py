@@ -28,7 +28,7 @@ from store import Changed, CorruptRow, Memory, Refused, Replaced, StoreError
 
 from ..bulk import BULK_VERBS, FEEDBACK
 from ..commands import SORTS
-from ..export import BadExport, ExportRequest, atomic_file, export, format_for
+from ..export import BadExport, ExportRequest, Format, atomic_file, export, format_for
 from ..messages import ReloadWanted, StatusChanged, StoreFailed
 from ..screens.confirm import (
     conflict_dialog,
@@ -36,8 +36,8 @@ from ..screens.confirm import (
     incorrect_dialog,
 )
 from ..screens.correct import edit_correction
+from ..screens.menu import BACKUP, export_menu, sort_menu
 from ..screens.prompt import export_prompt
-from ..screens.sort_menu import SortMenu
 from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, OwnWrite, Reloaded, Row
 from ..text import one_line
 from ..view import SORT_KEYS
@@ -202,7 +202,7 @@ class MemoriesView(MarkingView):
             elif key is not None:
                 self.browser.sort_by(key)
 
-        self.app.push_screen(SortMenu(keys, view.sort, view.descending), picked)
+        self.app.push_screen(sort_menu(keys, view.sort, view.descending), picked)
 
     def action_reverse_sort(self) -> None:
         self.browser.reverse_sort()
@@ -244,7 +244,8 @@ class MemoriesView(MarkingView):
     # ------------------------------------------------------------ export
 
     def action_export(self) -> None:
-        """Ask for a file name, then export the marked records (or the listed ones)."""
+        """Ask what the export is for (to share, or a backup) and where it goes, then
+        export the marked records (or the listed ones)."""
         if self.state.store is None:
             self.notify("The store is still opening", severity="warning")
             return
@@ -254,16 +255,23 @@ class MemoriesView(MarkingView):
             self.notify("Nothing to export: no record is listed", severity="warning")
             return
 
-        def chosen(name: str | None) -> None:
-            if name and name.strip():
-                self.export_to(Path(name.strip()).expanduser().absolute(), ids, what)
+        def kind(fmt: str | None) -> None:
+            if fmt is None:
+                return
 
-        self.app.push_screen(export_prompt(len(ids), what, self.state.now()), chosen)
+            def chosen(name: str | None) -> None:
+                if name and name.strip():
+                    path = Path(name.strip()).expanduser().absolute()
+                    self.export_to(path, ids, what, format_for(path, fmt))
+
+            self.app.push_screen(export_prompt(len(ids), what, self.state.now(), fmt), chosen)
+
+        self.app.push_screen(export_menu(len(ids), what), kind)
 
     @work(group="export", exit_on_error=False)
-    async def export_to(self, path: Path, ids: frozenset[str], what: str) -> None:
-        fmt = format_for(path)
-        request = ExportRequest(format=fmt, ids=ids, with_events=True, with_sources=True)
+    async def export_to(self, path: Path, ids: frozenset[str], what: str, fmt: Format) -> None:
+        backup = fmt == BACKUP
+        request = ExportRequest(format=fmt, ids=ids, with_events=backup, with_sources=backup)
         try:
             store = await self.state.open()
             with atomic_file(path) as handle:

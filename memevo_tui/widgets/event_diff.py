@@ -165,15 +165,22 @@ def describe_event(row: HistoryRow | None, all_fields: bool = False) -> Renderab
 
 
 def describe_undo(
-    plan: list[tuple[dict[str, Any], dict[str, Any]]] | str | None, all_fields: bool = False
+    plan: list[tuple[dict[str, Any], dict[str, Any]]] | str | None,
+    all_fields: bool = False,
+    *,
+    in_pane: bool = True,
 ) -> RenderableType:
+    """What undoing an event would write (``in_pane``: under the event in History, where
+    u undoes it; else in the dialog that asks)."""
     if plan is None:
         return Text("")
+    gap = "\n" if in_pane else ""
     if isinstance(plan, str):
-        text = Text("\nUndo would be refused: ", style="bold")
+        text = Text(f"{gap}Undo would be refused: ", style="bold")
         text.append(plan, style="italic")
         return text
-    parts: list[RenderableType] = [Text("\nUndo would write (u to undo):", style="bold")]
+    heading = "Undo would write (u to undo):" if in_pane else "Undo would write:"
+    parts: list[RenderableType] = [Text(f"{gap}{heading}", style="bold")]
     for current, restored in plan:
         parts.append(diff_table(current, restored, ("now", "after undo"), all_fields=all_fields)[0])
     return Group(*parts)
