@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input
@@ -58,18 +58,28 @@ def make_app(
     path: Path, *, read_only: bool = False, now: str = FIXTURE_NOW, **kwargs: Any
 ) -> MemevoApp:
     kwargs.setdefault("keymap", {})
-    return SteadyApp(
-        path, read_only=read_only, clock=fixed_clock(now), new_id=counter_ids(), **kwargs
-    )
+    kwargs.setdefault("clock", fixed_clock(now))
+    return SteadyApp(path, read_only=read_only, new_id=counter_ids(), **kwargs)
+
+
+def running_clock(start_ms: float) -> Callable[[], float]:
+    """A clock that reads ``start_ms`` now and then moves on with real time."""
+    began = time.monotonic()
+    return lambda: start_ms + (time.monotonic() - began) * 1000
+
+
+def drawn_text(renderable: RenderableType, width: int = 160) -> str:
+    """A renderable's text as drawn ``width`` columns wide."""
+    console = Console(width=width, record=True)
+    console.print(renderable)
+    return console.export_text()
 
 
 def dialog_text(screen: Screen[Any], width: int = 160) -> str:
     """What a confirmation says in full, its summary and its scrolling detail, as drawn
     at ``width`` (the detail may be longer than the screen)."""
     assert isinstance(screen, ConfirmScreen), f"not a confirmation: {screen!r}"
-    console = Console(width=width, record=True)
-    console.print(Group(screen.title_text, screen.summary, screen.detail))
-    return console.export_text()
+    return drawn_text(Group(screen.title_text, screen.summary, screen.detail), width)
 
 
 async def until(

@@ -23,7 +23,15 @@ from store import Memory, MemoryStore, Source, system_clock
 from store.demo_learner import learn_forever
 from store.validate import event_problem, record_problem
 
-from apphelpers import make_app, settle, snapshot_copy, until, wait_loaded
+from apphelpers import (
+    drawn_text,
+    make_app,
+    running_clock,
+    settle,
+    snapshot_copy,
+    until,
+    wait_loaded,
+)
 
 DURABLE = "e665359dabc60f842b48881d"
 
@@ -282,3 +290,92 @@ async def test_a_live_change_reads_nothing_for_hidden_views(
         await settle(pilot)
         assert reads  # shown again: the queue is read afresh
         assert len(app.query_one(SourceList).rows) == 118
+
+
+LEASED = "compact:795dcd22-7de5-4e75-8ff1-41e3e510989e:81a0cabc"  # its lease runs out at
+LEASE_ENDS = 1793534497000  # 12:01:37, 97 s after the fixtures' moment
+
+
+async def test_a_run_whose_lease_runs_out_reads_stalled_then_without_a_key(
+    realistic: Path,
+) -> None:
+    """The clock passing a lease's expiry redraws the row and its pane: no key, no
+    reload. (The clock here starts a moment before the lease ends and runs on.)"""
+    app = make_app(realistic, clock=running_clock(LEASE_ENDS - 1500))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        source_list = app.query_one(SourceList)
+        at = source_list.index_of(LEASED)
+        assert at is not None
+        await pilot.press(*["j"] * at)
+        await settle(pilot)
+        row = source_list.rows[at]
+        assert source_list.highlighted is row
+        assert source_list.cells(row)["state"] == "▶ running"
+        assert "lease held until" in drawn_text(app.query_one(SourceDetail).body)
+        await until(
+            pilot,
+            lambda: app.query_one(SourceList).cells(row)["state"] == "⊘ stalled",
+            "the row to read stalled once its lease ran out",
+        )
+        await until(
+            pilot,
+            lambda: "stalled" in drawn_text(app.query_one(SourceDetail).body).casefold(),
+            "the pane to say so too",
+        )
+        assert app.state.now() >= LEASE_ENDS
+
+
+async def test_ctrl_r_in_learning_reads_the_queue_again(realistic: Path) -> None:
+    """With live updates paused, a change to the queue shows after ctrl+r."""
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("l", "ctrl+space")
+        await settle(pilot)
+        source_list = app.query_one(SourceList)
+        assert (
+            source_list.cells(source_list.rows[source_list.index_of(LEASED) or 0])["state"]
+            == "▶ running"
+        )
+        con = sqlite3.connect(realistic)
+        con.execute("UPDATE sources SET state='done', lease=0 WHERE id=?", (LEASED,))
+        con.commit()
+        con.close()
+        await pilot.press("ctrl+r")
+        await until(
+            pilot,
+            lambda: any(
+                s.id == LEASED and source_list.cells(s)["state"] == "✓ done"
+                for s in source_list.rows
+            ),
+            "the reloaded queue",
+        )
+
+
+def test_next_change_is_the_next_moment_a_row_reads_differently() -> None:
+    from dataclasses import replace
+
+    from memevo_tui.widgets.source_list import countdown, next_change
+
+    running = Source(
+        0, "a", "", "compact", "", "", (), "running", 1, LEASE_ENDS, 0, 0, 0, "", 0, {}, 0, 0,
+        (), 0, 0, False, {},
+    )  # fmt: skip
+    for left, wait, reads in [
+        (97_000, 7_001, "1m"),  # with 89.999 s left it reads "89s"
+        (89_500, 501, "89s"),
+        (630_000, 30_001, "10m"),
+        (5_400_000, 1, "1h"),  # with 5_399.999 s left it reads "89m"
+        (7_300_000, 100_001, "2h"),
+        (0, None, "due"),
+    ]:
+        now = LEASE_ENDS - left
+        assert countdown(LEASE_ENDS, now) == reads, left
+        assert next_change([running], now) == (wait if left else None), left
+    pending = replace(running, state="pending", retry_at=LEASE_ENDS)
+    assert next_change([pending], LEASE_ENDS - 2500) == 501
+    assert next_change([replace(pending, paused=True)], LEASE_ENDS - 2000) is None
+    assert next_change([replace(running, state="done")], LEASE_ENDS - 2000) is None

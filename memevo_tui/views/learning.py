@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from textual import work
 from textual.app import ComposeResult
 from textual.message import Message
+from textual.timer import Timer
 
 from store import CorruptRow, Event, Memory, ModelCall, Source, StoreError
 from store.model import FAILURE_CODES
@@ -19,11 +20,11 @@ from store.status import QueueStatus, queue_status
 
 from ..filters import Field, Query
 from ..messages import StatusChanged, StoreFailed
-from ..state import Change, DashboardState, Dialed, LiveChanged
+from ..state import Change, DashboardState, Dialed, LiveChanged, Reloaded
 from ..widgets.filter_box import FilterBox
 from ..widgets.learning_status import LearningStatus
 from ..widgets.source_detail import SourceDetail
-from ..widgets.source_list import STATE_GLYPHS, SourceList, source_state
+from ..widgets.source_list import STATE_GLYPHS, SourceList, next_change, source_state
 from ..widgets.split import Split
 from .base import FilteringView
 
@@ -85,6 +86,9 @@ class LearningView(FilteringView):
         """The queue in one line, for the status line (once the queue was read)."""
         self.sources: list[Source | CorruptRow] = []
         self._detailed: str | None = None  # the source whose details are shown
+        self._details: tuple[Sequence[ModelCall], Sequence[Event | CorruptRow]] = ((), ())
+        self._clock: Timer | None = None  # redraws when the clock passes a deadline
+        self._drawn_at = 0.0  # the clock the rows were last drawn at
 
     def compose(self) -> ComposeResult:
         yield LearningStatus(id="learning-status")
@@ -102,7 +106,7 @@ class LearningView(FilteringView):
 
     def state_changed(self, change: Change) -> None:
         # Hidden, it reads nothing: showing it reads the queue again (``activated``).
-        if isinstance(change, LiveChanged) and self.active:
+        if isinstance(change, LiveChanged | Reloaded) and self.active:
             self.load_sources()
         elif isinstance(change, Dialed):
             self._show()
@@ -131,7 +135,28 @@ class LearningView(FilteringView):
         source_list.now_ms = now
         source_list.empty_text = "No source matches the filter." if self.filtered else "No sources."
         source_list.set_rows(rows)
+        detail = self.query_one(SourceDetail)
+        current = source_list.highlighted
+        if current is not None and detail.shown is current and self._detailed == current.id:
+            detail.show(current, *self._details, now)  # its lease and retry, as of now
+        self._drawn_at = now
+        self._wind(now)
         self.post_message(StatusChanged())
+
+    def _wind(self, now: float) -> None:
+        """Redraw when the clock next passes a lease's expiry, a retry time or a
+        countdown's step, so that a run whose lease ran out reads "stalled" then."""
+        if self._clock is not None:
+            self._clock.stop()
+            self._clock = None
+        wait = next_change(self.sources, now)
+        if wait is not None:
+            self._clock = self.set_timer(wait / 1000 + 0.01, self._tick)
+
+    def _tick(self) -> None:
+        self._clock = None
+        if self.active and self.state.now() != self._drawn_at:  # a fixed clock (the time dial) never moves
+            self._show()
 
     def on_source_list_open_requested(self, message: SourceList.OpenRequested) -> None:
         """Pass the request on only when the source changed some record."""
@@ -204,6 +229,7 @@ class LearningView(FilteringView):
         current = self.query_one(SourceList).highlighted
         if current is not None and current.id == message.source_id:
             self._detailed = message.source_id
+            self._details = (message.calls or (), message.events)
             if message.calls is not None:
                 detail = self.query_one(SourceDetail)
                 detail.show(current, message.calls, message.events, self.state.now())

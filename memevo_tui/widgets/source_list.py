@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
@@ -41,6 +42,38 @@ def source_state(s: Source, now_ms: float) -> str:
     if s.state == "running" and s.lease <= now_ms:
         return "stalled"
     return s.state
+
+
+def _until_it_reads_differently(left_ms: float) -> float:
+    """Milliseconds until ``countdown`` with ``left_ms`` to go next changes: seconds
+    under 90 s, minutes under 90 min, hours above, each rounded down: it changes as
+    soon as less than a whole unit more is left, or the next range is reached."""
+    if left_ms < 90_000:
+        return left_ms % 1000 + 1
+    floor, step = (90_000, 60_000) if left_ms < 5_400_000 else (5_400_000, 3_600_000)
+    return min(left_ms % step + 1, left_ms - floor + 1)
+
+
+def next_change(rows: Iterable[SourceRow], now_ms: float) -> float | None:
+    """Milliseconds until a row reads differently because the clock moved on: a lease
+    runs out (running becomes stalled), a retry falls due, or a countdown ticks down.
+    None: no row depends on the clock."""
+    soonest: float | None = None
+    for row in rows:
+        if isinstance(row, CorruptRow) or row.paused:
+            continue
+        if row.state == "running":
+            deadline = row.lease
+        elif row.state in ("pending", "failed"):
+            deadline = row.retry_at
+        else:
+            continue
+        left = deadline - now_ms
+        if left <= 0:
+            continue
+        wait = _until_it_reads_differently(left)
+        soonest = wait if soonest is None else min(soonest, wait)
+    return soonest
 
 
 def countdown(target_ms: int, now_ms: float) -> str:
