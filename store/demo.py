@@ -10,6 +10,7 @@ learning queue with sources in every state. Everything is placed relative to
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -500,10 +501,17 @@ async def _build(path: Path, now_ms: float) -> None:
     await store.close()
 
 
+DEMO_POLICY = '{"callsPerHour": 1000}\n'
+"""The demo's ``recovery.json``: pi's highest hourly call limit, so the live demo
+learner (which keeps to it) can run every few seconds."""
+
+
 def build_demo(path: str | Path, *, now_ms: float) -> Path:
-    """Create the demo store at ``path`` (which must not exist) and return it."""
+    """Create the demo store at ``path`` (which must not exist), with its policy
+    beside it, and return it."""
     p = create_store(path)
     asyncio.run(_build(p, now_ms))
+    _write_policy(p)
     return p
 
 
@@ -511,4 +519,11 @@ async def build_demo_async(path: str | Path, *, now_ms: float) -> Path:
     """``build_demo`` for callers already inside an event loop."""
     p = create_store(path)
     await _build(p, now_ms)
+    _write_policy(p)
     return p
+
+
+def _write_policy(store_path: Path) -> None:
+    policy = store_path.parent / "recovery.json"
+    with contextlib.suppress(FileExistsError), open(policy, "x", encoding="utf-8") as handle:
+        handle.write(DEMO_POLICY)  # one already there (a second demo beside it) is kept

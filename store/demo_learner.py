@@ -4,6 +4,11 @@ Used by ``memevo-tui --demo --live`` so a new user can watch sources arrive,
 run, fail and finish, and memories appear, change and get reinforced. It uses
 its own connection (as pi does), so the dashboard sees its commits the way it
 sees pi's. Everything goes through ``store.learning``: the file stays valid.
+
+It keeps to the policy it runs under, as pi does: no call while pi's budget line
+says waiting or blocked, and calls spread evenly over the hour at the policy's
+``callsPerHour`` (the demo store's ``recovery.json`` allows 1,000: one run every
+3.6 s), by the store's clock.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import uuid
 from pathlib import Path
 
 from ._js import iso
+from .budget import HOUR_MS, budget_status
 from .clock import Clock
 from .learning import ClaimIn, Learning
 from .store import MemoryStore
@@ -63,6 +69,8 @@ async def learn_forever(
     recent: dict[str, list[tuple[str, str]]] = {scope: [] for scope in SCOPES}
     async with await MemoryStore.open(path, clock=clock) as store:
         learning = Learning(store)
+        gap_ms = HOUR_MS / store.policy.calls_per_hour
+        next_call = clock()
         while not stop.is_set():
             runs += 1
             scope = rng.choice(SCOPES)
@@ -83,6 +91,9 @@ async def learn_forever(
                 await learning.capture(source)
                 await _pause(stop, interval * rng.uniform(0.3, 1.0))
                 model = rng.choice(MODELS)
+                if not await _until_allowed(store, model, next_call, stop):
+                    break
+                next_call = clock() + gap_ms
                 run = await learning.begin(sid, model=model, reserved_usd=0.2)
                 if run is None:
                     continue
@@ -121,6 +132,23 @@ async def learn_forever(
                 await _pause(stop, interval)
             await _pause(stop, interval)
     return runs
+
+
+async def _until_allowed(
+    store: MemoryStore, model: str, not_before: float, stop: asyncio.Event
+) -> bool:
+    """Wait until pi would make a call to ``model``: at ``not_before`` at the earliest,
+    and only while its budget line says available. False: stopped first."""
+    while not stop.is_set():
+        now = store.now_ms()
+        budget = await budget_status(store, model)
+        if budget.state == "available" and now >= not_before:
+            return True
+        until = budget.until if budget.state == "waiting" and budget.until else not_before
+        wait_ms = max(until, not_before) - now
+        # the store's clock may run faster than real time (tests): look again soon
+        await _pause(stop, min(0.25, max(wait_ms, 10) / 1000))
+    return False
 
 
 async def _pause(stop: asyncio.Event, seconds: float) -> None:

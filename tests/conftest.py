@@ -60,6 +60,7 @@ def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def demo_store(tmp_path: Path, demo_template: Path) -> Path:
     target = tmp_path / "memory.sqlite"
     shutil.copyfile(demo_template, target)
+    shutil.copyfile(demo_template.parent / "recovery.json", tmp_path / "recovery.json")
     target.chmod(0o600)
     return target
 

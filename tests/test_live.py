@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from test_app import last_event
 from textual.pilot import Pilot
 
 from memevo_tui.views.learning import LearningView
@@ -19,7 +23,7 @@ from memevo_tui.widgets.event_list import EventList
 from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.source_detail import SourceDetail
 from memevo_tui.widgets.source_list import SourceList
-from store import Memory, MemoryStore, Source, system_clock
+from store import Memory, MemoryStore, Source, fixed_clock, system_clock
 from store.demo_learner import learn_forever
 from store.validate import event_problem, record_problem
 
@@ -32,6 +36,7 @@ from apphelpers import (
     until,
     wait_loaded,
 )
+from conftest import FIXTURE_NOW
 
 DURABLE = "e665359dabc60f842b48881d"
 
@@ -133,13 +138,51 @@ async def test_learning_view(realistic: Path) -> None:
         assert calls and calls[0].provider in text and calls[0].outcome in text
 
 
-async def test_demo_learner_leaves_the_store_valid_after_a_minute(demo_store: Path) -> None:
-    """The learner as `--demo --live` runs it, for a minute, then every row re-validated."""
+def fast_clock(speed: float) -> Callable[[], float]:
+    """The system clock's reading now, then ``speed`` times as fast as real time."""
+    return running_clock_at(system_clock(), speed)
+
+
+def running_clock_at(start_ms: float, speed: float) -> Callable[[], float]:
+    began = time.monotonic()
+    return lambda: start_ms + (time.monotonic() - began) * 1000 * speed
+
+
+def model_call_times(path: Path) -> list[int]:
+    con = sqlite3.connect(path)
+    try:
+        return [int(at) for (at,) in con.execute("SELECT at FROM model_calls ORDER BY at")]
+    finally:
+        con.close()
+
+
+async def run_learner_until(path: Path, clock: Callable[[], float], enough: int) -> int:
+    """The demo learner, until ``enough`` sources have been captured since it started."""
+    con = sqlite3.connect(path)
+    before = int(con.execute("SELECT count(*) FROM sources").fetchone()[0])
+    con.close()
+
+    def captured() -> int:
+        con = sqlite3.connect(path)
+        try:
+            return int(con.execute("SELECT count(*) FROM sources").fetchone()[0]) - before
+        finally:
+            con.close()
+
     stop = asyncio.Event()
-    task = asyncio.create_task(learn_forever(demo_store, clock=system_clock, stop=stop))
-    await asyncio.sleep(60)
+    task = asyncio.create_task(learn_forever(path, clock=clock, stop=stop))
+    deadline = time.monotonic() + 300
+    while captured() < enough and not task.done():
+        assert time.monotonic() < deadline, f"the learner captured {captured()} of {enough}"
+        await asyncio.sleep(0.1)
     stop.set()
-    runs = await task
+    return await task
+
+
+async def test_demo_learner_leaves_the_store_valid_after_many_runs(demo_store: Path) -> None:
+    """The learner as `--demo --live` runs it (its clock 100 times as fast, so that the
+    demo's 1,000 calls an hour come quickly), for 40 runs, then every row re-validated."""
+    runs = await run_learner_until(demo_store, fast_clock(100), 40)
     assert runs >= 40
     async with await MemoryStore.open(demo_store) as store:
         load = await store.load_memories()
@@ -355,6 +398,22 @@ async def test_ctrl_r_in_learning_reads_the_queue_again(realistic: Path) -> None
         )
 
 
+async def test_demo_learner_keeps_to_the_calls_an_hour_of_its_policy(demo_store: Path) -> None:
+    """At most ``callsPerHour`` model calls in any hour of the store's clock, and never
+    one while pi's budget line says waiting (here 5 an hour, the clock 600 times as fast:
+    a call every 12 minutes, 1.2 s of real time)."""
+    (demo_store.parent / "recovery.json").write_text('{"callsPerHour": 5}\n')
+    start = system_clock()
+    await run_learner_until(demo_store, running_clock_at(start, 600), 8)
+    times = [at for at in model_call_times(demo_store) if at >= start]
+    assert len(times) >= 6
+    hour = 3_600_000
+    for i, at in enumerate(times):
+        assert sum(1 for later in times[i:] if later < at + hour) <= 5, times
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert min(gaps) >= hour / 5 - 1, gaps  # spread over the hour, not in a burst
+
+
 def test_next_change_is_the_next_moment_a_row_reads_differently() -> None:
     from dataclasses import replace
 
@@ -379,3 +438,94 @@ def test_next_change_is_the_next_moment_a_row_reads_differently() -> None:
     assert next_change([pending], LEASE_ENDS - 2500) == 501
     assert next_change([replace(pending, paused=True)], LEASE_ENDS - 2000) is None
     assert next_change([replace(running, state="done")], LEASE_ENDS - 2000) is None
+
+
+def status_line(app: Any) -> str:
+    return str(app.screen.query_one("#status-line").render())
+
+
+async def test_history_puts_the_cursor_on_this_dashboards_own_write(realistic: Path) -> None:
+    """After a write here, History opens on its event, not on the one the cursor was on."""
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("h", "j", "j")
+        await settle(pilot)
+        events = app.query_one(EventList)
+        assert events.cursor == 2
+        await pilot.press("m", "p", "h")
+        await settle(pilot)
+        pin = last_event(realistic)
+        assert pin["reason"] == "pin"
+        assert events.cursor == 0 and events.highlighted is not None
+        assert events.highlighted.id == pin["id"]
+
+
+async def test_history_keeps_its_event_when_pi_writes_and_counts_the_new(
+    realistic: Path,
+) -> None:
+    """A pi write leaves the cursor on its event, and the status line says "1 new
+    above" until the cursor goes to the top."""
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("h", "j", "j")
+        await settle(pilot)
+        events = app.query_one(EventList)
+        on = events.highlighted
+        assert on is not None
+        await asyncio.to_thread(pin_elsewhere, realistic, DURABLE)
+        await until(pilot, lambda: events.rows[0].id == last_event(realistic)["id"], "pi's pin")
+        await settle(pilot)
+        assert events.highlighted is on and events.cursor == 3
+        assert "1 new above" in status_line(app)
+        await pilot.press("g")
+        await settle(pilot)
+        assert events.cursor == 0 and "new above" not in status_line(app)
+
+
+async def test_learning_follows_new_sources_from_the_top_and_counts_them_lower_down(
+    realistic: Path,
+) -> None:
+    """With the cursor on the first source, a new one takes it (as tail -f); lower
+    down, the cursor stays and the status line counts what arrived above."""
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        sources = app.query_one(SourceList)
+        assert sources.cursor == 0
+        await asyncio.to_thread(capture_from_another_process, realistic, 1)
+        await until(pilot, lambda: sources.rows[0].id.endswith(":00000001"), "the new source")
+        await settle(pilot)
+        assert sources.cursor == 0 and sources.highlighted is sources.rows[0]
+        assert "new above" not in status_line(app)
+        await pilot.press("j", "j")
+        await settle(pilot)
+        on = sources.highlighted
+        await asyncio.to_thread(capture_from_another_process, realistic, 2)
+        await until(pilot, lambda: sources.rows[0].id.endswith(":00000002"), "the second")
+        await settle(pilot)
+        assert sources.highlighted is not None and on is not None
+        assert sources.highlighted.id == on.id and sources.cursor == 3
+        assert "1 new above" in status_line(app)
+
+
+def capture_from_another_process(path: Path, n: int) -> None:
+    """pi queues a source for learning (a second connection, as pi is)."""
+    from store.learning import Learning
+
+    async def main() -> None:
+        async with await MemoryStore.open(path, clock=fixed_clock(FIXTURE_NOW)) as store:
+            await Learning(store).capture(
+                {
+                    "id": f"compact:00000000-0000-4000-8000-{n:012d}:{n:08x}",
+                    "scope": "global",
+                    "kind": "summary",
+                    "content": f"Arrival {n} at port {4000 + n}.",
+                    "createdAt": FIXTURE_NOW,
+                }
+            )
+
+    asyncio.run(main())

@@ -8,7 +8,7 @@ shows an event's record (``enter``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -111,6 +111,8 @@ class HistoryView(FilteringView):
         self.expanded: set[str] = set()
         """Bulk actions whose events are listed under them."""
         self._previewed: str | None = None  # the event whose undo preview is shown
+        self._to_newest = False  # this dashboard wrote: the next read puts the cursor on it
+        self._told_new = False  # the status line counts events new above the cursor
 
     def compose(self) -> ComposeResult:
         yield FilterBox(
@@ -131,19 +133,24 @@ class HistoryView(FilteringView):
             self._show()
         elif isinstance(change, OwnWrite | Reloaded):
             self.stale = True
+            self._to_newest = self._to_newest or isinstance(change, OwnWrite)
             if self.active:
                 self.load_events()
         elif isinstance(change, LiveChanged) and change.events and not self.stale:
+            # pi wrote: the cursor stays on its event, and the status line counts the new
             known = {e.id for e in self.events}
-            fresh = [e for e in change.events if e.id not in known]
-            self.events = [*fresh, *self.events]
-            self._show()
-            self.query_one(EventList).flash({e.id for e in fresh})
+            fresh = {e.id for e in change.events if e.id not in known}
+            self.events = [*(e for e in change.events if e.id in fresh), *self.events]
+            self._show(fresh=fresh)
+            self.query_one(EventList).flash(fresh)
 
     def status_parts(self) -> list[str]:
         shown = len(self.query_one(EventList).rows)
         more = "" if self.exhausted else "+ (more as you scroll)"
         parts = [f"{shown:,} event(s) shown of {len(self.events):,}{more}"]
+        if new := self.query_one(EventList).new_above:
+            parts.append(f"{new:,} new above (g: go to them)")
+        self._told_new = bool(new)
         if self.filter_query.words or self.filter_query.fields:
             parts.append(f"filter: {self.query_one(FilterBox).value}")
         return parts
@@ -162,13 +169,13 @@ class HistoryView(FilteringView):
             self.load_events(everything=True)  # a filter looks at the whole history
         self._show()
 
-    def _show(self) -> None:
+    def _show(self, *, top: bool = False, fresh: Collection[str] = ()) -> None:
         q = self.filter_query
         rows = self._grouped([] if q.errors else [e for e in self.events if event_matches(e, q)])
         event_list = self.query_one(EventList)
         event_list.exhausted = self.exhausted or self.filtered
         event_list.empty_text = "No event matches the filter." if self.filtered else "No events."
-        event_list.set_rows(rows)
+        event_list.set_rows(rows, top=top, fresh=fresh)
         self.post_message(StatusChanged())
 
     def _grouped(self, events: list[EventRow]) -> list[HistoryRow]:
@@ -220,9 +227,11 @@ class HistoryView(FilteringView):
     def on_history_view_events_loaded(self, message: EventsLoaded) -> None:
         self.events = [*self.events, *message.rows] if message.append else list(message.rows)
         self.exhausted = message.exhausted
+        top = False
         if not message.append:
             self.stale = False
-        self._show()
+            top, self._to_newest = self._to_newest, False  # on what this dashboard wrote
+        self._show(top=top)
 
     def on_event_list_more_wanted(self, message: EventList.MoreWanted) -> None:
         if not self.filtered:
@@ -236,6 +245,8 @@ class HistoryView(FilteringView):
         self.notify("Showing every field" if diff.all_fields else "Showing the changed fields")
 
     def on_event_list_highlighted(self, message: EventList.Highlighted) -> None:
+        if self._told_new and not self.query_one(EventList).new_above:
+            self.post_message(StatusChanged())  # the cursor reached them
         self.query_one(EventDiff).show(message.row)
         if isinstance(message.row, Event) and message.row.after:
             self.preview_undo(message.row.id)

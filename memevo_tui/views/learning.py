@@ -6,7 +6,7 @@ source asks the main screen to show its records in the memory list.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from textual import work
@@ -89,6 +89,7 @@ class LearningView(FilteringView):
         self._details: tuple[Sequence[ModelCall], Sequence[Event | CorruptRow]] = ((), ())
         self._clock: Timer | None = None  # redraws when the clock passes a deadline
         self._drawn_at = 0.0  # the clock the rows were last drawn at
+        self._told_new = False  # the status line counts sources new above the cursor
 
     def compose(self) -> ComposeResult:
         yield LearningStatus(id="learning-status")
@@ -112,8 +113,12 @@ class LearningView(FilteringView):
             self._show()
 
     def status_parts(self) -> list[str]:
-        shown = len(self.query_one(SourceList).rows)
+        source_list = self.query_one(SourceList)
+        shown = len(source_list.rows)
         parts = [f"{shown:,} source(s) shown of {len(self.sources):,}"] if self.sources else []
+        if source_list.new_above:
+            parts.append(f"{source_list.new_above:,} new above (g: go to them)")
+        self._told_new = bool(source_list.new_above)
         if self.filtered:
             parts.append(f"filter: {self.query_one(FilterBox).value}")
         return [*parts, self.summary] if self.summary else parts
@@ -128,13 +133,16 @@ class LearningView(FilteringView):
     def refilter(self) -> None:
         self._show()
 
-    def _show(self) -> None:
+    def _show(self, fresh: Collection[str] = ()) -> None:
+        """The sources the filter keeps. ``fresh``: the ids new to the queue; with the
+        cursor on the first row it follows them (as ``tail -f``), else it stays where it
+        is and the status line counts them."""
         q, now = self.filter_query, self.state.now()
         rows = [] if q.errors else [s for s in self.sources if source_matches(s, q, now)]
         source_list = self.query_one(SourceList)
         source_list.now_ms = now
         source_list.empty_text = "No source matches the filter." if self.filtered else "No sources."
-        source_list.set_rows(rows)
+        source_list.set_rows(rows, top=bool(fresh) and source_list.cursor == 0, fresh=fresh)
         detail = self.query_one(SourceDetail)
         current = source_list.highlighted
         if current is not None and detail.shown is current and self._detailed == current.id:
@@ -155,7 +163,7 @@ class LearningView(FilteringView):
 
     def _tick(self) -> None:
         self._clock = None
-        if self.active and self.state.now() != self._drawn_at:  # a fixed clock (the time dial) never moves
+        if self.active and self.state.now() != self._drawn_at:  # a fixed clock never moves
             self._show()
 
     def on_source_list_open_requested(self, message: SourceList.OpenRequested) -> None:
@@ -187,13 +195,14 @@ class LearningView(FilteringView):
         source_list = self.query_one(SourceList)
         before = {r.id: r for r in self.sources}
         self.sources = list(message.sources)
-        self._show()
+        fresh = {r.id for r in message.sources if r.id not in before} if before else set()
+        self._show(fresh)
         if before:
-            changed = {
+            changed = fresh | {
                 r.id
                 for r in message.sources
-                if r.id not in before
-                or getattr(before[r.id], "state", None) != getattr(r, "state", None)
+                if r.id in before
+                and getattr(before[r.id], "state", None) != getattr(r, "state", None)
             }
             source_list.flash(changed)
         q = message.queue
@@ -207,6 +216,8 @@ class LearningView(FilteringView):
         self.post_message(StatusChanged())
 
     def on_source_list_highlighted(self, message: SourceList.Highlighted) -> None:
+        if self._told_new and not self.query_one(SourceList).new_above:
+            self.post_message(StatusChanged())  # the cursor reached them
         row = message.row
         self.query_one(SourceDetail).show(row, now_ms=self.state.now())
         if isinstance(row, Source):

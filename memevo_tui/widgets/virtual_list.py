@@ -8,7 +8,7 @@ so a list of 100,000 rows costs what the visible 40 cost.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -136,6 +136,9 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         self._styles_memo: dict[str, Style] = {}
         self._flashing: set[str] = set()
         self._positions: dict[str, int] | None = None  # row key -> index, built on demand
+        self.new_above = 0
+        """Rows that arrived above the cursor since it was last on the first row (a log
+        read newest first: the view says how many, as a log viewer does)."""
 
     # ---------------------------------------------------------------- subclass API
 
@@ -175,10 +178,18 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
     def drop_anchor(self) -> None:
         self._anchor = None
 
-    def set_rows(self, rows: Sequence[T], keep: str | None = None, *, top: bool = False) -> None:
+    def set_rows(
+        self,
+        rows: Sequence[T],
+        keep: str | None = None,
+        *,
+        top: bool = False,
+        fresh: Collection[str] = (),
+    ) -> None:
         """Replace the rows; the cursor stays on the row with key ``keep`` (default:
         the highlighted one), else on the same index; with ``top``, it goes to the first.
-        While an anchor is held, the anchor's row is kept, else the first row."""
+        While an anchor is held, the anchor's row is kept, else the first row. ``fresh``:
+        the keys of rows new to the store; those above the cursor add to ``new_above``."""
         current = self.highlighted
         anchor = self._anchor
         if keep is None and anchor is not None:
@@ -193,15 +204,19 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
             found = self.index_of(keep_key)
             index = index if found is None else found
         self.cursor = max(0, min(index, len(self.rows) - 1))
+        if fresh and self.cursor:
+            row_key = self.row_key
+            self.new_above += sum(1 for r in self.rows[: self.cursor] if row_key(r) in fresh)
         self.refresh()
 
     def index_of(self, key: str) -> int | None:
         """The position of the row with this key, or None."""
-        positions = self._positions
-        if positions is None:
-            row_key = self.row_key
-            positions = self._positions = {row_key(r): i for i, r in enumerate(self.rows)}
-        return positions.get(key)
+        return (self._positions or self._index()).get(key)
+
+    def _index(self) -> dict[str, int]:
+        row_key = self.row_key
+        self._positions = {row_key(r): i for i, r in enumerate(self.rows)}
+        return self._positions
 
     def replace_row(self, key: str, row: T) -> bool:
         """Swap one row in place (same position); True when it was there."""
@@ -251,6 +266,8 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         return None
 
     def watch_cursor(self, old: int, new: int) -> None:
+        if new == 0:
+            self.new_above = 0  # the newest are in view
         width = self.scrollable_content_region.width
         self._cache.pop((old, width, True), None)
         self._cache.pop((old, width, False), None)
