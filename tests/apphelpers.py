@@ -62,10 +62,21 @@ def make_app(
     return SteadyApp(path, read_only=read_only, new_id=counter_ids(), **kwargs)
 
 
-def running_clock(start_ms: float) -> Callable[[], float]:
-    """A clock that reads ``start_ms`` now and then moves on with real time."""
-    began = time.monotonic()
-    return lambda: start_ms + (time.monotonic() - began) * 1000
+class HeldClock:
+    """A clock that reads ``start_ms`` until ``release()``, then moves on with real
+    time: a test sees what depends on it before the moment passes, however slow."""
+
+    def __init__(self, start_ms: float) -> None:
+        self.start_ms = start_ms
+        self.released: float | None = None
+
+    def release(self) -> None:
+        self.released = time.monotonic()
+
+    def __call__(self) -> float:
+        if self.released is None:
+            return self.start_ms
+        return self.start_ms + (time.monotonic() - self.released) * 1000
 
 
 def drawn_text(renderable: RenderableType, width: int = 160) -> str:

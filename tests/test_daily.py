@@ -654,3 +654,20 @@ async def test_help_lists_the_palette_key_and_a_key_map_can_move_it(realistic: P
         from textual.command import CommandPalette
 
         assert isinstance(app.screen, CommandPalette)
+
+
+async def test_a_short_line_drops_the_columns_that_say_least(realistic: Path) -> None:
+    """At 120x40 the origin stays, two projects being listed; filtered to one project,
+    the origin (the same on every row) goes first and the evidence and feedback stay."""
+    app = make_app(realistic)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(pilot)
+
+        def header() -> list[str]:
+            return memories(app).render_line(0).text.split()
+
+        assert "ORIGIN" in header() and "CONTENT" in header()
+        await pilot.press("slash", *"origin:infra", "enter")
+        await settle(pilot)
+        assert "ORIGIN" not in header()
+        assert {"E", "FB", "K"} <= set(header())

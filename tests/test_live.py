@@ -28,9 +28,9 @@ from store.demo_learner import learn_forever
 from store.validate import event_problem, record_problem
 
 from apphelpers import (
+    HeldClock,
     drawn_text,
     make_app,
-    running_clock,
     settle,
     snapshot_copy,
     until,
@@ -343,8 +343,9 @@ async def test_a_run_whose_lease_runs_out_reads_stalled_then_without_a_key(
     realistic: Path,
 ) -> None:
     """The clock passing a lease's expiry redraws the row and its pane: no key, no
-    reload. (The clock here starts a moment before the lease ends and runs on.)"""
-    app = make_app(realistic, clock=running_clock(LEASE_ENDS - 1500))
+    reload. (The clock here stands a moment before the lease ends, then runs on.)"""
+    clock = HeldClock(LEASE_ENDS - 1500)
+    app = make_app(realistic, clock=clock)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         await pilot.press("l")
@@ -358,6 +359,7 @@ async def test_a_run_whose_lease_runs_out_reads_stalled_then_without_a_key(
         assert source_list.highlighted is row
         assert source_list.cells(row)["state"] == "▶ running"
         assert "lease held until" in drawn_text(app.query_one(SourceDetail).body)
+        clock.release()
         await until(
             pilot,
             lambda: app.query_one(SourceList).cells(row)["state"] == "⊘ stalled",

@@ -151,20 +151,26 @@ class LearningView(FilteringView):
         self._wind(now)
         self.post_message(StatusChanged())
 
-    def _wind(self, now: float) -> None:
+    def _wind(self, now: float, at_least: float = 0.0) -> None:
         """Redraw when the clock next passes a lease's expiry, a retry time or a
-        countdown's step, so that a run whose lease ran out reads "stalled" then."""
+        countdown's step, so that a run whose lease ran out reads "stalled" then
+        (``at_least`` seconds from now)."""
         if self._clock is not None:
             self._clock.stop()
             self._clock = None
         wait = next_change(self.sources, now)
         if wait is not None:
-            self._clock = self.set_timer(wait / 1000 + 0.01, self._tick)
+            self._clock = self.set_timer(max(at_least, wait / 1000 + 0.01), self._tick)
 
     def _tick(self) -> None:
         self._clock = None
-        if self.active and self.state.now() != self._drawn_at:  # a fixed clock never moves
+        if not self.active:
+            return  # showing the view again reads the queue, and draws it then
+        now = self.state.now()
+        if now != self._drawn_at:
             self._show()
+        else:  # a clock standing still (the time dial at a fixed moment): look each second
+            self._wind(now, at_least=1.0)
 
     def on_source_list_open_requested(self, message: SourceList.OpenRequested) -> None:
         """Pass the request on only when the source changed some record."""

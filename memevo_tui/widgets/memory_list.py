@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
@@ -134,6 +135,18 @@ CURATION_BINDINGS: tuple[Binding, ...] = (
 """The curation keys, on every list of records (ids shared: one remap serves all)."""
 
 
+def _only_origin(rows: Sequence[Row]) -> str | None:
+    """The scope all ``rows`` share, or None (it stops at the second one it meets)."""
+    scope: str | None = None
+    for row in rows:
+        if isinstance(row, Memory):
+            if scope is None:
+                scope = row.scope
+            elif row.scope != scope:
+                return None
+    return scope
+
+
 class MemoryList(VirtualList[Row]):
     """Memories (and corrupt rows, flagged) with curation on single keys."""
 
@@ -152,7 +165,10 @@ class MemoryList(VirtualList[Row]):
     """The state glyph; time left before dormancy; kind; ✓ confirmed; age since the last
     confirmation (↻: confirmed again by later evidence); origin; evidence; feedback.
     The legend is in ?; the detail pane spells every field out."""
-    DROP_ORDER = ("status", "evidence", "feedback", "origin", "kind", "age")
+    DROP_ORDER = ("status", "evidence", "feedback", "kind", "age", "origin")
+    """By how little they say: the origin says most, where records of several projects
+    are listed; where they are all of one (``origin:infra``, or a one-project store), it
+    says nothing and goes first."""
     MIN_FLEX = 44  # the memory text keeps at least this much room
     CLASS_PREFIX = "memory-list"
 
@@ -198,6 +214,31 @@ class MemoryList(VirtualList[Row]):
         self.sort_key = "updated"
         self.marked: frozenset[str] = frozenset()
         """Ids of the marked records (the view owns the marks; the list draws them)."""
+        self._one_origin: str | None = None
+        """The one scope every listed record has (None: several, or none listed)."""
+
+    def drop_order(self) -> Sequence[str]:
+        if self._one_origin is not None:
+            return ("origin", *(k for k in self.DROP_ORDER if k != "origin"))
+        return self.DROP_ORDER
+
+    def set_rows(
+        self,
+        rows: Sequence[Row],
+        keep: str | None = None,
+        *,
+        top: bool = False,
+        fresh: Collection[str] = (),
+    ) -> None:
+        self._one_origin = _only_origin(rows)
+        super().set_rows(rows, keep, top=top, fresh=fresh)
+
+    def replace_row(self, key: str, row: Row) -> bool:
+        one = self._one_origin
+        if one is not None and isinstance(row, Memory) and row.scope != one:
+            self._one_origin = None  # adopted into another origin: the column says something
+            self._cache.clear()
+        return super().replace_row(key, row)
 
     def show_marks(self, marked: frozenset[str]) -> None:
         if marked != self.marked:

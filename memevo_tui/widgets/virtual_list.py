@@ -348,10 +348,14 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
 
     # ------------------------------------------------------------ drawing
 
+    def drop_order(self) -> Sequence[str]:
+        """The columns a short line drops, the one that says least first."""
+        return self.DROP_ORDER
+
     def visible_columns(self, width: int) -> tuple[Column, ...]:
-        """The columns that fit, dropping DROP_ORDER first to keep MIN_FLEX cells."""
+        """The columns that fit, dropping ``drop_order()`` first to keep MIN_FLEX cells."""
         columns = list(self.COLUMNS)
-        for key in self.DROP_ORDER:
+        for key in self.drop_order():
             fixed = sum(c.width + 1 for c in columns if c.width)
             if width - fixed >= self.MIN_FLEX:
                 break
