@@ -671,3 +671,34 @@ async def test_a_short_line_drops_the_columns_that_say_least(realistic: Path) ->
         await settle(pilot)
         assert "ORIGIN" not in header()
         assert {"E", "FB", "K"} <= set(header())
+
+
+async def test_the_time_dial_greys_out_the_write_keys_and_they_still_say_why(
+    realistic: Path,
+) -> None:
+    from textual.widgets._footer import FooterKey
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+
+        def greyed() -> dict[str, bool]:
+            return {k.key: k.has_class("-disabled") for k in app.screen.query(FooterKey)}
+
+        assert greyed()["p"] is False and greyed()["d"] is False
+        await pilot.press("t", *"+30d", "enter")
+        await settle(pilot)
+        keys = greyed()
+        assert keys["p"] and keys["d"] and keys["e"] and keys["u"]
+        assert not keys["z"] and not keys["space"]  # the others still work
+        before = event_count(realistic)
+        await pilot.press("p")
+        await settle(pilot)
+        assert event_count(realistic) == before
+        assert "time dial" in list(app._notifications)[-1].message
+        await pilot.press("h")
+        await settle(pilot)
+        assert greyed()["u"]  # undo in History too
+        await pilot.press("0")
+        await settle(pilot)
+        assert not greyed()["u"]

@@ -312,7 +312,15 @@ class Dashboard(Screen[None]):
 
     # ------------------------------------------------------------ the status line
 
+    def on_virtual_list_write_refused(self, message: VirtualList.WriteRefused) -> None:
+        why = self.state.write_refusal()
+        if why:
+            self.notify(why, title="Nothing written", severity="warning")
+
     def on_state_changed(self, message: StateChanged) -> None:
+        if isinstance(message.change, Dialed):  # the write keys, greyed while dialed away
+            for keys in self.query(VirtualList):
+                keys.set_writes_off(self.state.as_of is not None)
         if isinstance(message.change, LiveChanged | LiveToggled | Failed | Dialed):
             self.update_status()
 

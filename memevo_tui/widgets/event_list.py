@@ -103,6 +103,7 @@ class EventList(VirtualList[HistoryRow]):
     """Events newest first; more are fetched as the cursor nears the end. The events of
     one bulk action show as one entry, which ``enter`` expands."""
 
+    WRITES = frozenset({"undo"})
     COLUMNS = (
         Column("time", "TIME (UTC)", 16),
         Column("actor", "ACTOR", 7),

@@ -150,6 +150,7 @@ def _only_origin(rows: Sequence[Row]) -> str | None:
 class MemoryList(VirtualList[Row]):
     """Memories (and corrupt rows, flagged) with curation on single keys."""
 
+    WRITES = frozenset({"curate"})
     COLUMNS = (
         Column("mark", "", 1),
         Column("state", "", 1),

@@ -56,6 +56,7 @@ def recall_cells(
 class RecallList(VirtualList[Candidate]):
     """Selected records first (numbered, in pi's order), then the left-out ones."""
 
+    WRITES = frozenset({"curate"})
     COLUMNS = (
         Column("rank", "#", 2),
         Column("outcome", "OUTCOME", 13),

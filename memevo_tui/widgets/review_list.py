@@ -39,6 +39,7 @@ def review_cells(item: Item, side: int = 0) -> dict[str, str]:
 class ReviewList(VirtualList[Item]):
     """Items, most urgent first; one key decides on the highlighted record and moves on."""
 
+    WRITES = frozenset({"curate"})
     COLUMNS = (
         Column("reason", "REASON", 14),
         Column("state", "", 1),

@@ -57,6 +57,8 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
     DROP_ORDER: ClassVar[tuple[str, ...]] = ()
     MIN_FLEX = 24
     CLASS_PREFIX: ClassVar[str] = "virtual-list"
+    WRITES: ClassVar[frozenset[str]] = frozenset()
+    """The actions whose keys write to the store: greyed out while ``writes_off``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "cursor_down", "Down", show=False, id="list.down", tooltip="Next row"),
@@ -137,6 +139,8 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         self._flashing: set[str] = set()
         self._positions: dict[str, int] | None = None  # row key -> index, built on demand
         self.new_above = 0
+        self.writes_off = False
+        """The dashboard writes nothing now (the time dial is away from now)."""
         """Rows that arrived above the cursor since it was last on the first row (a log
         read newest first: the view says how many, as a log viewer does)."""
 
@@ -162,6 +166,30 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
     def yank_text(self, row: T, long: bool) -> tuple[str, str] | None:
         """What ``y`` (``long``: ``Y``) copies of a row, and its name; None: nothing."""
         return None if long else (self.row_key(row), "its id")
+
+    class WriteRefused(Message):
+        """A write key was pressed while writes are off (it is greyed out): the screen
+        says why."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A key that would write is greyed out in the footer while writes are off."""
+        if self.writes_off and action in self.WRITES:
+            return None
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        # Textual skips a greyed-out binding in silence: the key is seen here first.
+        if not self.writes_off:
+            return
+        active = self.screen.active_bindings.get(event.key)
+        if active is not None and active.node is self and not active.enabled:
+            if active.binding.action.split("(", 1)[0] in self.WRITES:
+                self.post_message(self.WriteRefused())
+
+    def set_writes_off(self, off: bool) -> None:
+        if off != self.writes_off:
+            self.writes_off = off
+            self.refresh_bindings()
 
     # ---------------------------------------------------------------- data
 
