@@ -702,3 +702,30 @@ async def test_the_time_dial_greys_out_the_write_keys_and_they_still_say_why(
         await pilot.press("0")
         await settle(pilot)
         assert not greyed()["u"]
+
+
+async def test_esc_after_opening_a_line_of_the_inbox_brings_back_the_view(
+    realistic: Path,
+) -> None:
+    """Enter on "4 gone dormant" shows them, hidden ones too; esc clears that filter
+    and hides forgotten and conflicted records again, as before."""
+    from memevo_tui.appstate import AppState, Visit
+    from memevo_tui.screens.inbox import InboxScreen
+
+    AppState(realistic).save_visit(Visit(230, fixed_clock("2026-10-30T12:00:00.000Z")()))
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        assert isinstance(app.screen, InboxScreen)
+        before = (app.state.view.query, app.state.view.show_hidden, len(memories(app).rows))
+        assert before == ("", False, 186)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.state.view.query.startswith("id:") and app.state.view.show_hidden
+        await pilot.press("escape")
+        await settle(pilot)
+        after = (app.state.view.query, app.state.view.show_hidden, len(memories(app).rows))
+        assert after == before
+        assert not any(
+            isinstance(r, Memory) and not r.active for r in memories(app).rows
+        )  # no forgotten or conflicted record left in view

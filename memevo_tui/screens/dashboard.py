@@ -281,7 +281,7 @@ class Dashboard(Screen[None]):
         self.memories.undo_batch(message.batch)
 
     def on_source_list_open_requested(self, message: SourceList.OpenRequested) -> None:
-        self.memories.show_query(f"src:{message.source_id}", show_hidden=True)
+        self.memories.open_for(f"src:{message.source_id}")
         self.action_show_tab("memories")
 
     def on_show_record(self, message: ShowRecord) -> None:
@@ -305,7 +305,7 @@ class Dashboard(Screen[None]):
                 self.action_show_tab("learning")
                 self.query_one(LearningView).show_query(f"id:{ids}")
             else:
-                self.memories.show_query(f"id:{ids}", show_hidden=True)
+                self.memories.open_for(f"id:{ids}")
                 self.action_show_tab("memories")
 
         self.app.push_screen(InboxScreen(heading, lines), picked)

@@ -188,8 +188,7 @@ class MemoriesView(MarkingView):
     # ------------------------------------------------------------ what the list shows
 
     def action_toggle_hidden(self) -> None:
-        show = not self.state.view.show_hidden
-        self.browser.set_view(show_hidden=show)
+        show = self.browser.toggle_hidden()
         self.notify(f"{'Showing' if show else 'Hiding'} forgotten and conflicted records")
 
     def action_sort_menu(self) -> None:
@@ -212,13 +211,15 @@ class MemoriesView(MarkingView):
 
     @property
     def filtered(self) -> bool:
-        return bool(self.state.view.query)
+        """A filter is set, or records opened by another view are shown (esc clears)."""
+        return bool(self.state.view.query) or self.browser.opened_for
 
     def clear_filter(self) -> None:
-        self.browser.show_query("", show_hidden=self.state.view.show_hidden)
+        self.browser.clear_filter()
 
-    def show_query(self, query: str, *, show_hidden: bool) -> None:
-        self.browser.show_query(query, show_hidden=show_hidden)
+    def open_for(self, query: str) -> None:
+        """Show records another view asks for (esc brings back the view as it was)."""
+        self.browser.open_for(query)
 
     def leave(self) -> bool:
         """esc: drop a conflict mark, leave the filter box, drop the marks, then clear the

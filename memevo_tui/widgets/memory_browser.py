@@ -40,6 +40,9 @@ class MemoryBrowser(Vertical):
         super().__init__(id="memory-browser")
         self.state = state
         self.sorts = sorts
+        self._before: tuple[str, bool] | None = None
+        """The filter and the hidden-records setting before another view opened
+        records here (``open_for``): clearing the filter brings them back."""
 
     def compose(self) -> ComposeResult:
         yield FilterBox(
@@ -101,11 +104,41 @@ class MemoryBrowser(Vertical):
         self.set_view(descending=not self.state.view.descending)
 
     def show_query(self, query: str, *, show_hidden: bool) -> None:
-        """Filter by ``query`` at once (esc, or a request from another view)."""
+        """Filter by ``query`` at once."""
         box = self.query_one(DebouncedInput)
         box.value = query
         box.cancel()
         self.set_view(query=query, show_hidden=show_hidden)
+
+    def open_for(self, query: str) -> None:
+        """Another view asks to show records (``query``), forgotten and conflicted ones
+        too; the view as it was comes back when the filter is cleared."""
+        view = self.state.view
+        if self._before is None:
+            self._before = (view.query, view.show_hidden)
+        self.show_query(query, show_hidden=True)
+
+    @property
+    def opened_for(self) -> bool:
+        """Records another view asked for are shown (``open_for``)."""
+        return self._before is not None
+
+    def clear_filter(self) -> None:
+        """esc: no filter, and the hidden records as they were before another view
+        opened records here (else as they are)."""
+        before, self._before = self._before, None
+        if before is not None and before[0]:
+            self.show_query(before[0], show_hidden=before[1])
+        else:
+            hidden = before[1] if before is not None else self.state.view.show_hidden
+            self.show_query("", show_hidden=hidden)
+
+    def toggle_hidden(self) -> bool:
+        """a: show or hide forgotten and conflicted records (the user's own choice now)."""
+        self._before = None
+        show = not self.state.view.show_hidden
+        self.set_view(show_hidden=show)
+        return show
 
     def reveal(self, memory_id: str) -> str | None:
         """Put the cursor on a record, clearing what hides it; why not, or None."""
@@ -114,8 +147,10 @@ class MemoryBrowser(Vertical):
             return f"{memory_id} is no longer in the store"
         memory_list = self.memory_list
         if memory_list.index_of(memory_id) is None:
-            hidden = isinstance(row, Memory) and not row.active
-            self.show_query("", show_hidden=self.state.view.show_hidden or hidden)
+            if isinstance(row, Memory) and not row.active and not self.state.view.show_hidden:
+                self.open_for("")
+            else:
+                self.show_query("", show_hidden=self.state.view.show_hidden)
         index = memory_list.index_of(memory_id)
         if index is None:  # not expected: the list was just opened up to show it
             return f"{memory_id} is not in the memory list"
