@@ -53,7 +53,7 @@ class MemevoApp(App[None]):
 
     CSS_PATH = [stylesheet("app.tcss")]
     TITLE = "memevo"
-    COMMANDS = App.COMMANDS | {MemevoCommands}
+    COMMANDS = {MemevoCommands}  # Textual's own entries too, after the dashboard's
     BINDINGS: ClassVar[list[BindingType]] = [PALETTE]
 
     def __init__(

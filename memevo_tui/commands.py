@@ -1,11 +1,15 @@
 """Command-palette entries: every action reachable by key is reachable by name.
 
 Actions are the App's (live, reload, help) or the dashboard screen's (``screen.``).
+Textual's own entries (Keys, Maximize, Screenshot, Theme, Quit) follow the dashboard's,
+under "App:", from this one provider, so that their order is fixed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from functools import partial
+from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
@@ -67,24 +71,22 @@ def all_commands() -> list[tuple[str, str, str]]:
 
 
 class MemevoCommands(Provider):
-    """memevo-tui's actions for the command palette."""
+    """memevo-tui's actions for the command palette, then Textual's under "App:"."""
+
+    def _entries(self) -> Iterator[tuple[str, Callable[[], Any], str | None]]:
+        for title, key, action in all_commands():
+            yield title, partial(self.app.run_action, action), f"key: {key}" if key else None
+        stock = sorted(self.app.get_system_commands(self.screen), key=lambda c: c.title)
+        for command in stock:
+            yield f"App: {command.title}", command.callback, command.help
 
     async def discover(self) -> Hits:
-        for title, key, action in all_commands():
-            yield DiscoveryHit(
-                title,
-                partial(self.app.run_action, action),
-                help=f"key: {key}" if key else None,
-            )
+        for title, run, help_text in self._entries():
+            yield DiscoveryHit(title, run, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for title, key, action in all_commands():
+        for title, run, help_text in self._entries():
             score = matcher.match(title)
             if score > 0:
-                yield Hit(
-                    score,
-                    matcher.highlight(title),
-                    partial(self.app.run_action, action),
-                    help=f"key: {key}" if key else None,
-                )
+                yield Hit(score, matcher.highlight(title), run, help=help_text)

@@ -28,7 +28,7 @@ from memevo_tui.widgets.source_detail import SourceDetail
 from memevo_tui.widgets.source_list import SourceList, source_state
 from store import Memory, MemoryStore, Source, fixed_clock
 
-from apphelpers import make_app, settle, wait_loaded
+from apphelpers import make_app, settle, until, wait_loaded
 from conftest import FIXTURE_NOW
 
 DISPUTED = "abf6e80a86af25d435cd7324"  # marked incorrect: stored as conflicted
@@ -729,3 +729,34 @@ async def test_esc_after_opening_a_line_of_the_inbox_brings_back_the_view(
         assert not any(
             isinstance(r, Memory) and not r.active for r in memories(app).rows
         )  # no forgotten or conflicted record left in view
+
+
+async def test_the_palette_lists_textuals_own_entries_under_app_after_ours(
+    realistic: Path,
+) -> None:
+    from textual.command import CommandList
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        listed = app.screen.query_one(CommandList)
+
+        def titles() -> list[str]:
+            return [
+                str(listed.get_option_at_index(i).prompt).split("\n")[0]
+                for i in range(listed.option_count)
+            ]
+
+        await until(pilot, lambda: any(t.startswith("App: ") for t in titles()), "the list")
+        await settle(pilot)
+        shown = titles()
+        first_stock = next(i for i, t in enumerate(shown) if t.startswith("App: "))
+        assert shown[0] == "Pin or unpin the selected memory"
+        assert all(t.startswith("App: ") for t in shown[first_stock:])
+        assert {"App: Theme", "App: Screenshot", "App: Quit"} <= set(shown)
+        assert not {"Theme", "Screenshot", "Keys", "Maximize"} & set(shown)
+        await pilot.press(*"theme")
+        await settle(pilot)
+        await until(pilot, lambda: titles() and titles()[0] == "App: Theme", "a search")
