@@ -45,7 +45,7 @@ from .screens.dashboard import Dashboard
 from .screens.help import HelpScreen, help_text
 from .state import DashboardState
 from .text import one_line, plain_lines
-from .typeahead import run_binding_now
+from .typeahead import run_binding_now, split_alt
 
 
 class MemevoApp(App[None]):
@@ -138,10 +138,11 @@ class MemevoApp(App[None]):
             )
 
     async def on_event(self, event: events.Event) -> None:
-        if await run_binding_now(self, event):  # a key typed ahead waits for this one
-            self.app_focus = True
-            return
-        await super().on_event(event)
+        for each in split_alt(self, event) or (event,):  # ESC m read as alt+m: both keys
+            if await run_binding_now(self, each):  # a key typed ahead waits for this one
+                self.app_focus = True
+                continue
+            await super().on_event(each)
 
     def _leave_on_signals(self) -> None:
         """SIGTERM ends the app as q does, so the terminal is restored; so does SIGHUP

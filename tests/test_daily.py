@@ -760,3 +760,23 @@ async def test_the_palette_lists_textuals_own_entries_under_app_after_ours(
         await pilot.press(*"theme")
         await settle(pilot)
         await until(pilot, lambda: titles() and titles()[0] == "App: Theme", "a search")
+
+
+async def test_a_key_typed_right_after_esc_goes_where_esc_went(realistic: Path) -> None:
+    """From the recall prompt, esc then m shows the memory list, however quickly they
+    come: as two keys in one burst, or as the alt+m a terminal's ESC m reads as."""
+    from textual.widgets import TabbedContent
+
+    for burst in (["escape", "m"], ["alt+m"]):
+        app = make_app(realistic)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await wait_loaded(pilot)
+            await pilot.press("i", *"kyverno")
+            await settle(pilot)
+            prompt = app.query_one("#recall-input", Input)
+            assert app.focused is prompt
+            for key in burst:  # queued together: the second waits for nothing
+                app.post_message(events.Key(key, "\x1b" if key == "escape" else None))
+            await settle(pilot)
+            assert app.query_one("#tabs", TabbedContent).active == "memories", burst
+            assert prompt.value == "kyverno", burst

@@ -449,3 +449,38 @@ async def test_a_browser_tab_pins_a_record_and_another_tab_sees_it(realistic: Pa
     assert code == 0, err
     assert "Traceback" not in err
     assert tab_processes(str(realistic)) == []  # every tab's dashboard quit with the server
+
+
+@pytest.mark.browser
+async def test_in_a_browser_tab_a_key_right_after_esc_goes_where_esc_went(
+    realistic: Path,
+) -> None:
+    """esc then m at once, from the recall prompt: the memory list, and no "m" typed
+    into the prompt (xterm.js sends ESC m, which Textual reads as alt+m)."""
+    async_playwright = browser_or_skip()
+    with serving("--db", str(realistic)) as served:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+            )
+            try:
+                page = await browser.new_page(viewport={"width": 1400, "height": 900})
+                await page.add_init_script(SCREEN_HOOK)
+                await page.goto(served.url)
+                screen = "window.__memevoScreen()"
+                await page.wait_for_function(f"{screen}.includes('shown of 205')", timeout=60_000)
+                await page.focus(".xterm-helper-textarea")
+                await page.keyboard.press("i")
+                await page.wait_for_function(f"{screen}.includes('a prompt:')", timeout=60_000)
+                await page.keyboard.type("kyverno")
+                await page.wait_for_function(f"{screen}.includes('kyverno')", timeout=60_000)
+                await page.keyboard.press("Escape")
+                await page.keyboard.press("m")  # no pause between them
+                await page.wait_for_function(f"{screen}.includes('186 shown of 205')",
+                                             timeout=60_000)  # fmt: skip
+                await page.keyboard.press("i")
+                await page.wait_for_function(f"{screen}.includes('kyverno')", timeout=60_000)
+                assert "kyvernom" not in await page.evaluate(screen)
+            finally:
+                await browser.close()
+        served.stop()

@@ -61,6 +61,18 @@ def _b(
     return Binding(key, action, text, show=show, key_display=key_display, id=id, tooltip=tip)
 
 
+class ViewTabs(TabbedContent):
+    """The views' tabs. Textual's shows the tab of a widget that was given the focus,
+    when the news arrives; by then a key typed in the same burst may have shown
+    another tab (esc from a text box, then m): that news is late and is ignored."""
+
+    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
+        focused = self.app.focused
+        if focused is not None and event.tab_pane not in focused.ancestors:
+            event.prevent_default()  # Textual's own handler (next in the MRO) is skipped
+            event.stop()
+
+
 class Dashboard(Screen[None]):
     """The dashboard: Memories, History, Learning, Search and Recall."""
 
@@ -108,7 +120,7 @@ class Dashboard(Screen[None]):
     def compose(self) -> ComposeResult:
         state = self.state
         yield Header()
-        with TabbedContent(id="tabs", initial="memories"):
+        with ViewTabs(id="tabs", initial="memories"):
             with TabPane("Memories", id="memories"):
                 yield MemoriesView(state)
             with TabPane("History", id="history"):
