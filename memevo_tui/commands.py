@@ -41,7 +41,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Time dial: show the store as of another day", "t", "screen.time_dial"),
     ("Time dial: back to now", "0", "screen.now"),
     ("Review queue: what needs a human", "w", "screen.show_tab('review')"),
-    ("Mark or unmark the highlighted record", "space", "screen.curate('mark')"),
+    ("Mark or unmark the highlighted record", "space", "screen.mark"),
     ("Export the marked records, or the listed ones, to a file", "ctrl+e", "screen.export"),
     (
         "Recall preview: switch injection / the model's recall tool / search",

@@ -780,3 +780,47 @@ async def test_a_key_typed_right_after_esc_goes_where_esc_went(realistic: Path) 
             await settle(pilot)
             assert app.query_one("#tabs", TabbedContent).active == "memories", burst
             assert prompt.value == "kyverno", burst
+
+
+async def palette(pilot: Any, words: str) -> None:
+    await pilot.press("ctrl+p")
+    await settle(pilot)
+    await pilot.press(*words, "enter")
+    await settle(pilot)
+
+
+async def test_palette_verbs_act_as_their_keys_do_in_the_view_shown(realistic: Path) -> None:
+    """ "Mark or unmark" marks; a verb with records marked asks about all of them; in
+    Recall, a verb acts on the recall list's record, not on the hidden memory list's."""
+    from memevo_tui.screens.confirm import ConfirmScreen
+    from memevo_tui.views.memories import MemoriesView
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        view = app.query_one(MemoriesView)
+        first = memories(app).highlighted
+        assert first is not None
+        await palette(pilot, "mark or unmark")
+        assert set(view.marks) == {first.id}
+        await pilot.press("j")
+        await palette(pilot, "mark or unmark")
+        assert len(view.marks) == 2
+        await palette(pilot, "forget the selected")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.title_text == "Forget: 2 marked record(s)?"
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("escape")  # the marks go
+        await settle(pilot)
+        await pilot.press("i", *"kyverno", "tab")
+        await settle(pilot)
+        recalled = app.query_one(RecallList).highlighted
+        hidden = memories(app).highlighted
+        assert recalled is not None and hidden is not None
+        assert recalled.memory.id != hidden.id
+        await palette(pilot, "pin or unpin")
+        await until(
+            pilot, lambda: stored(realistic, recalled.memory.id)["layer"] == "pinned", "the pin"
+        )
+        assert last_event(realistic)["after"][0]["id"] == recalled.memory.id

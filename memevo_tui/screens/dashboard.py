@@ -270,13 +270,31 @@ class Dashboard(Screen[None]):
         self.action_show_tab("recall")
         self.query_one(RecallPane).action_toggle_purpose()
 
-    def action_curate(self, verb: str) -> None:
-        """A curation verb from the palette, on the record highlighted in Memories or Search."""
-        memories = self.memories
-        if self.active == "search":
-            memories.curate(self.query_one(SearchView).highlighted, verb)
-        else:
-            memories.curate(memories.memory_list.highlighted, verb)
+    async def action_curate(self, verb: str) -> None:
+        """A curation verb from the palette: what its key does in the view shown, on
+        that view's list (the one in focus, else its first), marks included."""
+        view = self.views[self.active]
+        focused = self.focused
+        lists = [w for w in view.query(VirtualList) if "curate" in w.WRITES]
+        target = focused if focused in lists else (lists[0] if lists else None)
+        if target is None:
+            self.notify(
+                "The curation verbs work on a list of records: Memories (m), Search (s), "
+                "Recall (i) or Review (w)",
+                severity="warning",
+            )
+            return
+        if target.writes_off:  # greyed: the key would say why, and so does the palette
+            self.post_message(VirtualList.WriteRefused())
+            return
+        await target.run_action(f"curate({verb!r})")
+
+    def action_mark(self) -> None:
+        """Mark or unmark from the palette: in the memory list, as space does there."""
+        if self.active != "memories":
+            self.notify("Marks are made in the memory list (m)", severity="warning")
+            return
+        self.memories.action_mark()
 
     # ------------------------------------------------------------ requests between views
 
