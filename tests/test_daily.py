@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from test_app import DURABLE, Notes, event_count, last_event, select, stored
+from test_many import events_since
 from textual import events
 from textual.widgets import Input, TabbedContent
 
@@ -824,3 +825,23 @@ async def test_palette_verbs_act_as_their_keys_do_in_the_view_shown(realistic: P
             pilot, lambda: stored(realistic, recalled.memory.id)["layer"] == "pinned", "the pin"
         )
         assert last_event(realistic)["after"][0]["id"] == recalled.memory.id
+
+
+async def test_p_p_in_one_burst_pins_then_unpins(realistic: Path) -> None:
+    """Two quick p: the second acts on the record as the first left it (unpin, at the
+    new revision), not on the row as it was drawn (a pin at the old revision, which
+    the store refused as changed under you, reloading everything)."""
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        row = memories(app).highlighted
+        assert isinstance(row, Memory) and not row.pinned
+        before = event_count(realistic)
+        for _ in range(2):
+            app.post_message(events.Key("p", "p"))
+        await until(pilot, lambda: event_count(realistic) == before + 2, "two writes")
+        await settle(pilot)
+        record = stored(realistic, row.id)
+        assert record["layer"] == row.layer and record["revision"] == row.revision + 2
+        assert [e["reason"] for e in events_since(realistic, 2)] == ["pin", "unpin"]
+        assert not any(n.title == "Changed under you" for n in app._notifications)

@@ -14,6 +14,7 @@ Every curation write of the dashboard runs here, whichever view asked for it
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.worker import Worker, WorkerState
 
 from store import Changed, CorruptRow, Memory, Refused, Replaced, StoreError
 
@@ -117,6 +119,8 @@ class MemoriesView(MarkingView):
     def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.conflict_mark: Memory | None = None
+        self._writing = 0  # single-record writes not yet answered
+        self._waiting: deque[tuple[str, str]] = deque()  # keys pressed meanwhile
 
     def compose(self) -> ComposeResult:
         yield MemoryBrowser(self.state, sorts=SORTS)
@@ -328,6 +332,9 @@ class MemoriesView(MarkingView):
             return
         if self.refuse_write():
             return
+        if self._writing:  # p p: the second acts on the record as the first leaves it
+            self._waiting.append((row.id, verb))
+            return
         memory_id, revision = row.id, row.revision
         if verb == "pin":
             op = "unpin" if row.pinned else "pin"
@@ -392,8 +399,31 @@ class MemoriesView(MarkingView):
             lambda s: s.conflict(mark.id, row.id, expected_revision=mark.revision),
         )
 
-    @work(group="write", exit_on_error=False)
-    async def write(self, verb: str, op: StoreCall) -> None:
+    def write(self, verb: str, op: StoreCall) -> None:
+        """Run one store write; a curation key pressed meanwhile waits for its answer."""
+        self._writing += 1
+        self._write(verb, op)
+
+    def _wrote(self) -> None:
+        """A write was answered (its rows are in the state): run a key that waited."""
+        self._writing = max(0, self._writing - 1)
+        if not self._writing and self._waiting:
+            memory_id, verb = self._waiting.popleft()
+            self.curate(self.state.find(memory_id), verb)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A write that ended without an answer (it crashed, or was cancelled) still
+        lets the keys after it run: they are dropped, as after a refusal."""
+        worker = event.worker
+        ended = event.state in (WorkerState.ERROR, WorkerState.CANCELLED)
+        if worker.group == "write-one" and ended:
+            self._waiting.clear()
+            self._wrote()
+            if event.state == WorkerState.ERROR:
+                self.notify(f"The write failed: {worker.error}", severity="error")
+
+    @work(group="write-one", exit_on_error=False)
+    async def _write(self, verb: str, op: StoreCall) -> None:
         """Run one store write and read back the records it changed."""
         store = self.state.store
         if store is None:
@@ -410,6 +440,11 @@ class MemoriesView(MarkingView):
         self.post_message(self.Written(verb, event_id, rows))
 
     def on_memories_view_write_failed(self, message: WriteFailed) -> None:
+        self._waiting.clear()  # refused: the keys pressed after it assumed it was written
+        self._tell_failed(message)
+        self._wrote()
+
+    def _tell_failed(self, message: WriteFailed) -> None:
         error = message.error
         if isinstance(error, Changed):
             title = "Changed under you"
@@ -423,6 +458,10 @@ class MemoriesView(MarkingView):
             self.post_message(ReloadWanted())
 
     def on_memories_view_written(self, message: Written) -> None:
+        self._tell_written(message)
+        self._wrote()
+
+    def _tell_written(self, message: Written) -> None:
         if message.event_id is None:
             self.notify(
                 f"Feedback {message.label} accepted but nothing changed (the same verdict is "
