@@ -28,6 +28,7 @@ from store.demo_learner import learn_forever
 
 from .appstate import Visit, reconcile
 from .commands import MemevoCommands
+from .compat.textual import driver_of
 from .inbox import summarize
 from .keymap import PALETTE, check_keymap, key_groups, keymap_path, load_keymap, scopes
 from .keys import reopen_hint
@@ -156,7 +157,7 @@ class MemevoApp(App[None]):
                     loop.add_signal_handler(sig, partial(self._on_signal, sig))
 
     def _on_signal(self, sig: int) -> None:
-        hang_up = getattr(self._driver, "hang_up", None)
+        hang_up = getattr(driver_of(self), "hang_up", None)
         if sig == getattr(signal, "SIGHUP", None) and hang_up is not None:
             hang_up()
         else:

@@ -28,10 +28,7 @@ import threading
 from collections.abc import Callable
 from typing import IO, Any
 
-from textual.drivers import linux_driver
-from textual.drivers._writer_thread import WriterThread
-from textual.drivers.linux_driver import LinuxDriver
-
+from .compat.textual import LinuxDriver, WriterThread, use_writer_thread
 from .terminal import PasteSafeParser
 
 EXIT_TERMINAL_LOST = 128 + signal.SIGHUP
@@ -193,4 +190,4 @@ def _end_soon() -> None:
 
 def install() -> None:
     """Make Textual's Linux driver start ``GuardedWriter`` as its output thread."""
-    linux_driver.WriterThread = GuardedWriter  # type: ignore[attr-defined]
+    use_writer_thread(GuardedWriter)

@@ -14,8 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from textual.binding import Binding, BindingType
-from textual.keys import Keys, _character_to_key, key_to_character
+from textual.keys import Keys, key_to_character
 
+from .compat.textual import character_to_key
 from .screens.confirm import ConfirmScreen
 from .screens.correct import CorrectScreen
 from .screens.dashboard import Dashboard
@@ -150,7 +151,7 @@ def parse_keys(keys: str) -> list[str] | None:
         if not key:
             return None
         if len(key) == 1:
-            key = _character_to_key(key)
+            key = character_to_key(key)
         *mods, base = key.split("+")
         if not base or any(m not in MODIFIERS for m in mods):
             return None

@@ -6,13 +6,15 @@ from typing import Any
 
 from textual.app import App
 
+from .compat.textual import keymap_of
+
 RELOAD = ("app.reload", "ctrl+r")
 
 
 def key_for(app: App[Any], binding: tuple[str, str]) -> str:
     """The first key of ``binding`` (its id and default key) after the user's key map."""
     binding_id, default = binding
-    keys = app._keymap.get(binding_id, "")  # Textual's key map, as set_keymap stored it
+    keys = keymap_of(app).get(binding_id, "")
     return keys.split(",")[0].strip() or default
 
 

@@ -31,6 +31,7 @@ from store._js import fp, iso
 from store.recall import Purpose, Recall
 
 from .appstate import AppState
+from .compat import loop_has_ready
 from .view import View
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ async def idle() -> None:
     loop = asyncio.get_running_loop()
     for _ in range(50):
         await asyncio.sleep(0)
-        if not getattr(loop, "_ready", None):  # CPython's queue of ready callbacks
+        if not loop_has_ready(loop):
             return
 
 

@@ -18,8 +18,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from textual import constants
-from textual._xterm_parser import XTermParser
 from textual.message import Message
+
+from .compat.textual import XTermParser
 
 if TYPE_CHECKING:
     from textual.driver import Driver

@@ -27,8 +27,9 @@ from typing import Any
 
 from textual import events
 from textual.app import App
-from textual.keys import _character_to_key
 from textual.widgets import DataTable, Input, Select, TextArea
+
+from .compat.textual import character_to_key, check_bindings
 
 OWN_KEYS = (Input, TextArea, Select, DataTable)
 """Widgets that handle keys themselves before any binding: they get every key as usual."""
@@ -44,8 +45,8 @@ async def run_binding_now(app: App[Any], event: events.Event) -> bool:
     if isinstance(app.focused, OWN_KEYS) and not _leaves_the_box(app, event.key):
         return False
     # The app's own binding lookup, as it runs it for a key that bubbled back to it.
-    return await app._check_bindings(event.key, priority=True) or await app._check_bindings(
-        event.key
+    return await check_bindings(app, event.key, priority=True) or await check_bindings(
+        app, event.key
     )
 
 
@@ -71,5 +72,5 @@ def split_alt(app: App[Any], event: events.Event) -> list[events.Key] | None:
         character = rest
     else:
         return None  # alt with a named key (alt+up): a key of its own
-    plain = character if character.isalnum() else _character_to_key(character)
+    plain = character if character.isalnum() else character_to_key(character)
     return [events.Key("escape", "\x1b"), events.Key(plain, character)]

@@ -18,6 +18,7 @@ from textual.widgets import Header, TabbedContent, TabPane
 
 from store._js import iso
 
+from ..compat.textual import LateFocusTabs
 from ..inbox import Line
 from ..messages import (
     BatchUndoRequested,
@@ -59,18 +60,6 @@ def _b(
     key_display: str | None = None,
 ) -> Binding:
     return Binding(key, action, text, show=show, key_display=key_display, id=id, tooltip=tip)
-
-
-class ViewTabs(TabbedContent):
-    """The views' tabs. Textual's shows the tab of a widget that was given the focus,
-    when the news arrives; by then a key typed in the same burst may have shown
-    another tab (esc from a text box, then m): that news is late and is ignored."""
-
-    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
-        focused = self.app.focused
-        if focused is not None and event.tab_pane not in focused.ancestors:
-            event.prevent_default()  # Textual's own handler (next in the MRO) is skipped
-            event.stop()
 
 
 class Dashboard(Screen[None]):
@@ -120,7 +109,7 @@ class Dashboard(Screen[None]):
     def compose(self) -> ComposeResult:
         state = self.state
         yield Header()
-        with ViewTabs(id="tabs", initial="memories"):
+        with LateFocusTabs(id="tabs", initial="memories"):
             with TabPane("Memories", id="memories"):
                 yield MemoriesView(state)
             with TabPane("History", id="history"):
