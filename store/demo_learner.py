@@ -17,6 +17,7 @@ import asyncio
 import random
 import re
 import uuid
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ._js import iso
@@ -43,6 +44,8 @@ SECTIONS = {
     "project_state": "Progress",
 }
 FAILURES = ("provider", "rate_limit", "timeout", "invalid_output")
+Sleep = Callable[[float], Awaitable[None]]
+"""Wait this many seconds of the learner's clock."""
 _NUMBER = re.compile(r"\b\d{1,4}\b")
 
 
@@ -62,16 +65,32 @@ async def learn_forever(
     stop: asyncio.Event,
     interval: float = 0.35,
     seed: int = 7,
+    sleep: Sleep | None = None,
+    runs: int | None = None,
 ) -> int:
-    """Write learning traffic until ``stop`` is set; returns the number of runs."""
+    """Write learning traffic until ``stop`` is set, or for ``runs`` runs; returns the
+    number of runs.
+
+    Its pauses wait on the wall clock, looking at ``clock`` again every quarter second
+    (the clock may run faster than real time, or stand still). Given ``sleep``, it
+    awaits that instead, with the seconds of ``clock`` it means to wait: a test's
+    simulated clock then moves exactly as far as the learner waits, and no wall-clock
+    time passes."""
     rng = random.Random(seed)
-    runs = 0
+    limit, runs = runs, 0
+
+    async def pause(seconds: float) -> None:
+        if sleep is None:
+            await _pause(stop, seconds)
+        else:
+            await sleep(seconds)
+
     recent: dict[str, list[tuple[str, str]]] = {scope: [] for scope in SCOPES}
     async with await MemoryStore.open(path, clock=clock) as store:
         learning = Learning(store)
         gap_ms = HOUR_MS / store.policy.calls_per_hour
         next_call = clock()
-        while not stop.is_set():
+        while not stop.is_set() and (limit is None or runs < limit):
             runs += 1
             scope = rng.choice(SCOPES)
             svc = rng.choice(SERVICES)
@@ -89,15 +108,16 @@ async def learn_forever(
             }
             try:
                 await learning.capture(source)
-                await _pause(stop, interval * rng.uniform(0.3, 1.0))
+                await pause(interval * rng.uniform(0.3, 1.0))
                 model = rng.choice(MODELS)
-                if not await _until_allowed(store, model, next_call, stop):
+                allowed = _until_allowed(store, model, next_call, stop, pause, polls=sleep is None)
+                if not await allowed:
                     break
                 next_call = clock() + gap_ms
                 run = await learning.begin(sid, model=model, reserved_usd=0.2)
                 if run is None:
                     continue
-                await _pause(stop, interval * rng.uniform(0.5, 1.5))
+                await pause(interval * rng.uniform(0.5, 1.5))
                 if rng.random() < 0.2:
                     await learning.fail(run, rng.choice(FAILURES), jitter=rng)
                     continue
@@ -129,25 +149,31 @@ async def learn_forever(
                     output_tokens=rng.randint(40, 300),
                 )
             except Exception:
-                await _pause(stop, interval)
-            await _pause(stop, interval)
+                await pause(interval)
+            await pause(interval)
     return runs
 
 
 async def _until_allowed(
-    store: MemoryStore, model: str, not_before: float, stop: asyncio.Event
+    store: MemoryStore,
+    model: str,
+    not_before: float,
+    stop: asyncio.Event,
+    pause: Callable[[float], Awaitable[None]],
+    *,
+    polls: bool,
 ) -> bool:
     """Wait until pi would make a call to ``model``: at ``not_before`` at the earliest,
-    and only while its budget line says available. False: stopped first."""
+    and only while its budget line says available. False: stopped first. ``polls``:
+    the store's clock is not the one ``pause`` waits on, so look again soon."""
     while not stop.is_set():
         now = store.now_ms()
         budget = await budget_status(store, model)
         if budget.state == "available" and now >= not_before:
             return True
         until = budget.until if budget.state == "waiting" and budget.until else not_before
-        wait_ms = max(until, not_before) - now
-        # the store's clock may run faster than real time (tests): look again soon
-        await _pause(stop, min(0.25, max(wait_ms, 10) / 1000))
+        wait = max(max(until, not_before) - now, 10) / 1000
+        await pause(min(0.25, wait) if polls else wait)
     return False
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import sqlite3
 import time
 import uuid
 from collections.abc import Callable
@@ -17,6 +19,7 @@ from textual.widgets import Input
 from memevo_tui.app import MemevoApp
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.views.base import BaseView
+from memevo_tui.widgets.memory_list import MemoryList
 from store import fixed_clock
 
 from conftest import FIXTURE_NOW, FIXTURES
@@ -129,6 +132,14 @@ def busy_with(app: MemevoApp) -> str | None:
     return None
 
 
+async def press(pilot: Pilot[None], *keys: str) -> None:
+    """Press each key in turn, letting the dashboard settle after each one, as a
+    person typing at a steady pace would."""
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+
+
 async def settle(pilot: Pilot[None]) -> None:
     """Wait until the dashboard has finished reacting to everything done so far."""
     app = pilot.app
@@ -148,3 +159,60 @@ async def wait_loaded(pilot: Pilot[None]) -> None:
     for box in app.screen.query(Input):
         box.cursor_blink = False  # snapshots never catch a cursor mid-blink
     await settle(pilot)
+
+
+# ---------------------------------------------------------------- the realistic store
+
+DURABLE = "e665359dabc60f842b48881d"  # an active, unpinned, fresh infra fact
+PINNED = "3968293cbac7923e0e4edb5e"
+CONFLICTED = "abf6e80a86af25d435cd7324"  # marked incorrect by feedback
+
+
+def stored(path: Path, memory_id: str) -> dict[str, Any]:
+    con = sqlite3.connect(path)
+    row = con.execute("SELECT data FROM memories WHERE id=?", (memory_id,)).fetchone()
+    con.close()
+    return dict(json.loads(row[0]))
+
+
+def last_event(path: Path) -> dict[str, Any]:
+    con = sqlite3.connect(path)
+    row = con.execute("SELECT data FROM events ORDER BY rowid DESC LIMIT 1").fetchone()
+    con.close()
+    return dict(json.loads(row[0]))
+
+
+def event_count(path: Path) -> int:
+    con = sqlite3.connect(path)
+    (n,) = con.execute("SELECT count(*) FROM events").fetchone()
+    con.close()
+    return int(n)
+
+
+class Notes:
+    """Records the app's toasts."""
+
+    def __init__(self, app: MemevoApp) -> None:
+        self.items: list[tuple[str, str]] = []
+        original = app.notify
+
+        def notify(message: str, **kwargs: Any) -> None:
+            self.items.append((message, str(kwargs.get("severity", "information"))))
+            original(message, **kwargs)
+
+        app.notify = notify  # type: ignore[method-assign]
+
+    def last(self) -> str:
+        return self.items[-1][0] if self.items else ""
+
+
+async def select(pilot: Pilot[None], memory_id: str) -> None:
+    """Put the cursor on one record by filtering for its id, with real key presses."""
+    await pilot.press("slash", *memory_id, "enter")
+    await settle(pilot)
+    memory_list = pilot.app.query_one("#memory-list", MemoryList)
+    assert memory_list.highlighted is not None and memory_list.highlighted.id == memory_id
+
+
+def memory_list(app: MemevoApp) -> MemoryList:
+    return app.query_one("#memory-list", MemoryList)

@@ -5,13 +5,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 
 from memevo_tui.__main__ import main
-from memevo_tui.app import MemevoApp
 from memevo_tui.glyphs import time_left
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.screens.correct import CorrectScreen
@@ -23,61 +20,20 @@ from memevo_tui.widgets.memory_detail import MemoryDetail
 from memevo_tui.widgets.memory_list import MemoryList
 from store import CorruptRow, Event, Memory
 
-from apphelpers import make_app, settle, wait_loaded
-
-DURABLE = "e665359dabc60f842b48881d"  # an active, unpinned, fresh infra fact
-PINNED = "3968293cbac7923e0e4edb5e"
-CONFLICTED = "abf6e80a86af25d435cd7324"  # marked incorrect by feedback
-
-
-def stored(path: Path, memory_id: str) -> dict[str, Any]:
-    con = sqlite3.connect(path)
-    row = con.execute("SELECT data FROM memories WHERE id=?", (memory_id,)).fetchone()
-    con.close()
-    return dict(json.loads(row[0]))
-
-
-def last_event(path: Path) -> dict[str, Any]:
-    con = sqlite3.connect(path)
-    row = con.execute("SELECT data FROM events ORDER BY rowid DESC LIMIT 1").fetchone()
-    con.close()
-    return dict(json.loads(row[0]))
-
-
-def event_count(path: Path) -> int:
-    con = sqlite3.connect(path)
-    (n,) = con.execute("SELECT count(*) FROM events").fetchone()
-    con.close()
-    return int(n)
-
-
-class Notes:
-    """Records the app's toasts."""
-
-    def __init__(self, app: MemevoApp) -> None:
-        self.items: list[tuple[str, str]] = []
-        original = app.notify
-
-        def notify(message: str, **kwargs: Any) -> None:
-            self.items.append((message, str(kwargs.get("severity", "information"))))
-            original(message, **kwargs)
-
-        app.notify = notify  # type: ignore[method-assign]
-
-    def last(self) -> str:
-        return self.items[-1][0] if self.items else ""
-
-
-async def select(pilot: Pilot[None], memory_id: str) -> None:
-    """Put the cursor on one record by filtering for its id, with real key presses."""
-    await pilot.press("slash", *memory_id, "enter")
-    await settle(pilot)
-    memory_list = pilot.app.query_one("#memory-list", MemoryList)
-    assert memory_list.highlighted is not None and memory_list.highlighted.id == memory_id
-
-
-def memory_list(app: MemevoApp) -> MemoryList:
-    return app.query_one("#memory-list", MemoryList)
+from apphelpers import (
+    CONFLICTED,
+    DURABLE,
+    Notes,
+    event_count,
+    last_event,
+    make_app,
+    memory_list,
+    press,
+    select,
+    settle,
+    stored,
+    wait_loaded,
+)
 
 
 async def test_browse_sort_filter_and_toggle(realistic: Path) -> None:
@@ -99,13 +55,11 @@ async def test_browse_sort_filter_and_toggle(realistic: Path) -> None:
         assert " ".join(first.content[:30].split()) in body
         await settle(pilot)
         assert "History (" in app.query_one("#memory-detail", MemoryDetail).plain
-        await pilot.press("a")
-        await settle(pilot)
+        await press(pilot, "a")
         assert len(memory_list(app).rows) == 205
         await pilot.press("a")
         # sort: o opens a menu of the columns (the current one first marked), O reverses
-        await pilot.press("o")
-        await settle(pilot)
+        await press(pilot, "o")
         assert isinstance(app.screen, Menu)
         await pilot.press("down", "enter")
         await settle(pilot)
@@ -147,15 +101,13 @@ async def test_pin_and_unpin_with_p(realistic: Path) -> None:
         await wait_loaded(pilot)
         notes = Notes(app)
         await select(pilot, DURABLE)
-        await pilot.press("p")
-        await settle(pilot)
+        await press(pilot, "p")
         assert stored(realistic, DURABLE)["layer"] == "pinned"
         assert last_event(realistic)["reason"] == "pin"
         assert "Pinned" in notes.last()
         highlighted = memory_list(app).highlighted
         assert isinstance(highlighted, Memory) and highlighted.pinned  # updated in place
-        await pilot.press("p")
-        await settle(pilot)
+        await press(pilot, "p")
         assert stored(realistic, DURABLE)["layer"] == "durable"
         assert last_event(realistic)["reason"] == "unpin"
 
@@ -184,8 +136,7 @@ async def test_incorrect_quarantines_and_a_repeat_is_unchanged(realistic: Path) 
         await pilot.press("4")  # asks first: it quarantines the record
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("y")
-        await settle(pilot)
+        await press(pilot, "y")
         record = stored(realistic, DURABLE)
         assert record["status"] == "conflicted"
         assert "Marked incorrect: quarantined" in notes.items[-1][0]
@@ -194,8 +145,7 @@ async def test_incorrect_quarantines_and_a_repeat_is_unchanged(realistic: Path) 
         await pilot.press("a")
         await select(pilot, DURABLE)
         before = event_count(realistic)
-        await pilot.press("1")
-        await settle(pilot)
+        await press(pilot, "1")
         assert event_count(realistic) == before
         assert "Resolve/correct the memory first" in notes.last()
 
@@ -206,17 +156,13 @@ async def test_forget_asks_first(realistic: Path) -> None:
         await wait_loaded(pilot)
         await select(pilot, DURABLE)
         before = event_count(realistic)
-        await pilot.press("d")
-        await settle(pilot)
+        await press(pilot, "d")
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("n")
-        await settle(pilot)
+        await press(pilot, "n")
         assert event_count(realistic) == before
         assert stored(realistic, DURABLE)["status"] == "provisional"
-        await pilot.press("d")
-        await settle(pilot)
-        await pilot.press("y")
-        await settle(pilot)
+        await press(pilot, "d")
+        await press(pilot, "y")
         assert stored(realistic, DURABLE)["status"] == "forgotten"
         assert last_event(realistic)["reason"] == "forget"
 
@@ -226,8 +172,7 @@ async def test_correct_in_the_editor(realistic: Path) -> None:
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         await select(pilot, DURABLE)
-        await pilot.press("e")
-        await settle(pilot)
+        await press(pilot, "e")
         assert isinstance(app.screen, CorrectScreen)
         await pilot.press("f7", *"Prod CPU requests are at 70%.", "ctrl+s")
         await settle(pilot)
@@ -248,14 +193,12 @@ async def test_resolve_conflict_and_refusal(realistic: Path) -> None:
         await wait_loaded(pilot)
         notes = Notes(app)
         await select(pilot, DURABLE)
-        await pilot.press("r")
-        await settle(pilot)
+        await press(pilot, "r")
         assert "Memory is not conflicted" in notes.last()
         await pilot.press("slash", "ctrl+u", "enter")
         await pilot.press("a")
         await select(pilot, CONFLICTED)
-        await pilot.press("r")
-        await settle(pilot)
+        await press(pilot, "r")
         assert stored(realistic, CONFLICTED)["status"] == "confirmed"
         assert last_event(realistic)["reason"] == "resolve"
 
@@ -270,8 +213,7 @@ async def test_conflict_marks_two_records(realistic: Path) -> None:
         await pilot.press("c", "j", "c")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("y")
-        await settle(pilot)
+        await press(pilot, "y")
         assert stored(realistic, a.id)["status"] == "conflicted"
         assert stored(realistic, b.id)["status"] == "conflicted"
         assert last_event(realistic)["reason"] == "conflict"
@@ -282,13 +224,10 @@ async def test_undo_the_records_last_event_with_preview(realistic: Path) -> None
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         await select(pilot, DURABLE)
-        await pilot.press("p")
-        await settle(pilot)
-        await pilot.press("u")
-        await settle(pilot)
+        await press(pilot, "p")
+        await press(pilot, "u")
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("y")
-        await settle(pilot)
+        await press(pilot, "y")
         record = stored(realistic, DURABLE)
         assert record["layer"] == "durable" and record["revision"] == 3
         assert last_event(realistic)["reason"].startswith("Undo ")
@@ -302,20 +241,17 @@ async def test_history_pane_and_undo_refusals(realistic: Path) -> None:
         await select(pilot, DURABLE)
         await pilot.press("p")  # the record's capture event can no longer be undone
         await settle(pilot)
-        await pilot.press("h")
-        await settle(pilot)
+        await press(pilot, "h")
         events = app.query_one(EventList)
         assert len(events.rows) == 200 and isinstance(events.rows[0], Event)
         assert app.focused is events
         assert events.rows[0].reason == "pin"
         before = event_count(realistic)
-        await pilot.press("j")
-        await settle(pilot)
+        await press(pilot, "j")
         assert "Undo would be refused: Memory changed since this event" in str(
             app.query_one("#event-undo-preview").render()
         )
-        await pilot.press("u")
-        await settle(pilot)
+        await press(pilot, "u")
         assert "Memory changed since this event; undo refused" in notes.last()
         # an event that changed nothing explains why it cannot be undone
         empty = next(i for i, e in enumerate(events.rows) if isinstance(e, Event) and not e.after)
@@ -323,8 +259,7 @@ async def test_history_pane_and_undo_refusals(realistic: Path) -> None:
         await settle(pilot)
         assert "Event has no memory changes" in notes.last()
         # the selected event's diff marks what changed
-        await pilot.press("g")
-        await settle(pilot)
+        await press(pilot, "g")
         diff = app.query_one(EventDiff).body
         from rich.console import Console
 
@@ -333,10 +268,8 @@ async def test_history_pane_and_undo_refusals(realistic: Path) -> None:
         text = console.export_text()
         assert "• " in text and "layer" in text and "pinned" in text
         # paging: G loads more events as the cursor nears the end
-        await pilot.press("G")
-        await settle(pilot)
-        await pilot.press("G")
-        await settle(pilot)
+        await press(pilot, "G")
+        await press(pilot, "G")
         assert len(events.rows) == 247
         assert event_count(realistic) == before
 
@@ -346,18 +279,14 @@ async def test_history_undo_writes(realistic: Path) -> None:
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         await select(pilot, DURABLE)
-        await pilot.press("1")
-        await settle(pilot)
-        await pilot.press("h")
-        await settle(pilot)
+        await press(pilot, "1")
+        await press(pilot, "h")
         events = app.query_one(EventList)
         assert isinstance(events.rows[0], Event) and events.rows[0].reason.startswith(
             "Feedback useful"
         )
-        await pilot.press("u")
-        await settle(pilot)
-        await pilot.press("y")
-        await settle(pilot)
+        await press(pilot, "u")
+        await press(pilot, "y")
         assert "feedback" not in stored(realistic, DURABLE)
         assert last_event(realistic)["reason"] == f"Undo {events.rows[1].id}"
 
@@ -381,8 +310,7 @@ async def test_search_pane(realistic: Path) -> None:
         # curation works on search results too
         target = results.highlighted
         assert isinstance(target, Memory)
-        await pilot.press("1")
-        await settle(pilot)
+        await press(pilot, "1")
         assert stored(realistic, target.id)["feedback"]["utility"]["verdict"] == "useful"
 
 
@@ -420,8 +348,7 @@ async def test_a_record_changed_by_pi_meanwhile_is_refused(realistic: Path) -> N
         con.commit()
         con.close()
         before = event_count(realistic)
-        await pilot.press("1")
-        await settle(pilot)
+        await press(pilot, "1")
         assert event_count(realistic) == before
         assert "changed since you loaded it" in notes.last()
 
@@ -430,8 +357,7 @@ async def test_help_screen_and_palette(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("question_mark")
-        await settle(pilot)
+        await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
         text = app.screen.content
         from rich.console import Console
@@ -441,11 +367,9 @@ async def test_help_screen_and_palette(realistic: Path) -> None:
         rendered = console.export_text()
         for needle in ("memory.pin", "memory.forget", "history.undo", "dormant", "kind:fact"):
             assert needle in rendered
-        await pilot.press("escape")
-        await settle(pilot)
+        await press(pilot, "escape")
         assert not isinstance(app.screen, HelpScreen)
-        await pilot.press("ctrl+p")
-        await settle(pilot)
+        await press(pilot, "ctrl+p")
         assert app.screen.__class__.__name__ == "CommandPalette"
         await pilot.press(*"forget", "enter")
         await settle(pilot)
@@ -458,8 +382,7 @@ async def test_keymap_remaps_a_binding(realistic: Path) -> None:
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         await select(pilot, DURABLE)
-        await pilot.press("x")
-        await settle(pilot)
+        await press(pilot, "x")
         assert stored(realistic, DURABLE)["layer"] == "pinned"
 
 
@@ -472,8 +395,7 @@ async def test_hostile_store_is_shown_safely(hostile: Path) -> None:
         corrupt = [r for r in rows if isinstance(r, CorruptRow)]
         assert {r.id for r in corrupt} == {"corrupt-json-0001", "corrupt-hash-0001"}
         assert rows[0] in corrupt  # flagged at the top, not hidden
-        await pilot.press("p")
-        await settle(pilot)
+        await press(pilot, "p")
         assert "never acted upon" in notes.last()
         await pilot.press("a")
         for _ in range(len(memory_list(app).rows)):
@@ -481,12 +403,16 @@ async def test_hostile_store_is_shown_safely(hostile: Path) -> None:
         screen = app.export_screenshot()
         assert "\x1b" not in screen and "\x07" not in screen
         await pilot.click(MemoryList, offset=(80, 8))
-        await pilot.press("h")
-        await settle(pilot)
-        for _ in range(20):
-            await pilot.press("j")
-        await settle(pilot)
-        assert app.is_running
+        await press(pilot, "h")
+        events = app.query_one(EventList)
+        assert len(events.rows) == 18  # every hostile event, corrupt ones included
+        for _ in range(20):  # past the last one
+            await press(pilot, "j")
+        # every hostile event on the way was drawn, and the diff follows the cursor
+        assert events.cursor == 17
+        assert app.query_one(EventDiff).shown is events.rows[17]
+        screen = app.export_screenshot()
+        assert "\x1b" not in screen and "\x07" not in screen
 
 
 def test_smoke_entry_point_on_the_demo(capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 from ptyrun import PtyRun
 from rich.console import Console
-from test_app import event_count, stored
 
 from memevo_tui.appstate import MAX_BYTES, AppState, Visit
 from memevo_tui.screens.confirm import ConfirmScreen
@@ -27,7 +26,7 @@ from memevo_tui.widgets.memory_list import MemoryList
 from store import Memory, MemoryStore, fixed_clock
 from store.learning import ClaimIn, Learning
 
-from apphelpers import dialog_text, make_app, settle, until, wait_loaded
+from apphelpers import dialog_text, event_count, make_app, press, settle, stored, until, wait_loaded
 from conftest import FIXTURE_NOW, ROOT
 
 
@@ -115,19 +114,16 @@ async def test_a_bulk_forget_cut_short_is_undone_by_one_u(realistic: Path) -> No
         assert batch.cut_short and batch.planned == 5
         assert list(batch.events) == [e["id"] for _, e in written]
 
-        await pilot.press("h")
-        await settle(pilot)
+        await press(pilot, "h")
         history = app.query_one(EventList)
         first = history.rows[0]
         assert isinstance(first, BatchRow) and len(first.events) == 3  # one entry
         assert "cut short at 3 of 5" in history.cells(first)["text"]
         count = event_count(realistic)
-        await pilot.press("u")
-        await settle(pilot)
+        await press(pilot, "u")
         assert isinstance(app.screen, ConfirmScreen)
         assert "cut short" in app.screen.title_text and "the 3 of 5" in app.screen.title_text
-        await pilot.press("y")
-        await settle(pilot)
+        await press(pilot, "y")
         assert event_count(realistic) == count + 3  # one u: all three undone
     for memory_id in targets:
         assert stored(realistic, memory_id)["status"] == "confirmed"
@@ -236,13 +232,11 @@ async def test_a_range_marks_what_the_cursor_passed_while_pi_writes(realistic: P
             arrived.append(await learn_one(pi, n))  # pi learns one between two key presses
             await until(pilot, lambda: app.state.find(arrived[-1]) is not None, "the arrival")
             await settle(pilot)
-        await pilot.press("v")
-        await settle(pilot)
+        await press(pilot, "v")
         view = app.screen.query_one(MemoriesView)
         assert set(view.marks) == set(shown[:50])  # exactly what the cursor passed
         assert not set(view.marks) & set(arrived)
-        await pilot.press("d")
-        await settle(pilot)
+        await press(pilot, "d")
         assert isinstance(app.screen, ConfirmScreen)
         preview = drawn(dialog_text(app.screen))
         assert "50 will be written" in preview
@@ -285,8 +279,7 @@ async def test_a_symlinked_state_directory_is_never_followed(
         preview = drawn(dialog_text(app.screen))
         assert "undone record by record" in preview
         assert "one undo in the history" not in preview
-        await pilot.press("y")
-        await settle(pilot)
+        await press(pilot, "y")
         await pilot.press("q")
     assert list(target.iterdir()) == []  # nothing written through the link
     assert [t for t in toasts(app) if "are off" in t] == [warning]  # said once
@@ -308,8 +301,7 @@ async def test_a_state_home_that_is_a_file_warns_once_and_the_app_works(
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         assert "undone record by record" in drawn(dialog_text(app.screen))
-        await pilot.press("y")
-        await settle(pilot)
+        await press(pilot, "y")
         assert event_count(realistic) == before + 2  # the writes themselves go ahead
     assert home.read_text() == "not a directory\n"
     assert sum("are off" in t for t in toasts(app)) == 1
@@ -429,13 +421,11 @@ async def test_a_refused_undo_in_a_batch_shows_the_records_text(realistic: Path)
         await settle(pilot)
         pins = [e for _, e in manual_events_after(realistic, 0)][-3:]
         await asyncio.to_thread(change_elsewhere, realistic, ids[1])
-        await pilot.press("h")
-        await settle(pilot)
+        await press(pilot, "h")
         history = app.query_one(EventList)
         history.cursor = next(n for n, r in enumerate(history.rows) if isinstance(r, BatchRow))
         await settle(pilot)
-        await pilot.press("u")
-        await settle(pilot)
+        await press(pilot, "u")
         assert isinstance(app.screen, ConfirmScreen)
         preview = drawn(dialog_text(app.screen))
         refused_pin = next(e for e in pins if e["after"][0]["id"] == ids[1])
@@ -457,12 +447,10 @@ async def test_a_bulk_pin_says_which_records_it_leaves_as_they_are(realistic: Pa
             await settle(pilot)
             await pilot.press("space")
         before = event_count(realistic)
-        await pilot.press("p")
-        await settle(pilot)
+        await press(pilot, "p")
         assert isinstance(app.screen, ConfirmScreen)
         preview = drawn(dialog_text(app.screen))
         assert "2 will be written" in preview and "2 unchanged" in preview
         assert "2 already pinned: left as they are." in preview
-        await pilot.press("y")
-        await settle(pilot)
+        await press(pilot, "y")
         assert event_count(realistic) == before + 2  # only what changes is written

@@ -10,7 +10,6 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from test_app import DURABLE, Notes, event_count, last_event, select, stored
 from test_many import events_since
 from textual import events
 from textual.widgets import Input, TabbedContent
@@ -29,7 +28,19 @@ from memevo_tui.widgets.source_detail import SourceDetail
 from memevo_tui.widgets.source_list import SourceList, source_state
 from store import Memory, MemoryStore, Source, fixed_clock
 
-from apphelpers import make_app, settle, until, wait_loaded
+from apphelpers import (
+    DURABLE,
+    Notes,
+    event_count,
+    last_event,
+    make_app,
+    press,
+    select,
+    settle,
+    stored,
+    until,
+    wait_loaded,
+)
 from conftest import FIXTURE_NOW
 
 DISPUTED = "abf6e80a86af25d435cd7324"  # marked incorrect: stored as conflicted
@@ -72,15 +83,12 @@ async def test_z_hides_the_pane_and_the_split_moves_by_key(realistic: Path) -> N
         await wait_loaded(pilot)
         detail = app.query_one("#memory-detail", MemoryDetail)
         before = memories(app).size.width
-        await pilot.press("z")
-        await settle(pilot)
+        await press(pilot, "z")
         assert not detail.display and memories(app).size.width > before + 40
-        await pilot.press("z")
-        await settle(pilot)
+        await press(pilot, "z")
         assert detail.display
         wide = detail.size.width
-        await pilot.press("less_than_sign")
-        await settle(pilot)
+        await press(pilot, "less_than_sign")
         assert detail.size.width > wide
         await pilot.press("greater_than_sign", "greater_than_sign")
         await settle(pilot)
@@ -103,8 +111,7 @@ async def test_the_bar_is_time_left_in_the_state_colour(realistic: Path) -> None
         gone = [r for r in shown if r.status in ("forgotten", "conflicted")]
         assert gone and all(memory_cells(r)["fresh"] == "  –  " for r in gone)
         assert all("█" not in memory_cells(r)["fresh"] for r in gone)
-        await pilot.press("a")
-        await settle(pilot)
+        await press(pilot, "a")
         for r in rows:
             assert (
                 memories(app).cell_class(r, "fresh")
@@ -166,8 +173,7 @@ async def test_e_uses_the_users_editor(realistic: Path, tmp_path: Path) -> None:
         async with app.run_test(size=(160, 50)) as pilot:
             await wait_loaded(pilot)
             await select(pilot, DURABLE)
-            await pilot.press("e")
-            await settle(pilot)
+            await press(pilot, "e")
             record = stored(realistic, DURABLE)
             assert record["content"] == "Prod CPU requests sit at 71%."
             assert record["evidence"]["basis"] == "manual_correction"
@@ -175,14 +181,12 @@ async def test_e_uses_the_users_editor(realistic: Path, tmp_path: Path) -> None:
             editor.write_text("#!/bin/sh\nprintf 'no' > \"$1\"\n")
             notes = Notes(app)
             before = event_count(realistic)
-            await pilot.press("e")
-            await settle(pilot)
+            await press(pilot, "e")
             assert event_count(realistic) == before
             assert "Correction must be 4" in notes.last()
             # an editor that fails writes nothing either
             editor.write_text("#!/bin/sh\nexit 3\n")
-            await pilot.press("e")
-            await settle(pilot)
+            await press(pilot, "e")
             assert event_count(realistic) == before and "status 3" in notes.last()
     finally:
         del os.environ["VISUAL"]
@@ -194,11 +198,9 @@ async def test_4_asks_first_and_names_the_consequence(realistic: Path) -> None:
         await wait_loaded(pilot)
         await select(pilot, DURABLE)
         before = event_count(realistic)
-        await pilot.press("4")
-        await settle(pilot)
+        await press(pilot, "4")
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("n")
-        await settle(pilot)
+        await press(pilot, "n")
         assert event_count(realistic) == before and stored(realistic, DURABLE)["status"] != (
             "conflicted"
         )
@@ -218,8 +220,7 @@ async def test_y_and_Y_copy_and_say_so(realistic: Path) -> None:
         assert app.clipboard == DURABLE and "Copied its id" in toasts(app)[-1]
         await pilot.press("Y")
         assert app.clipboard == stored(realistic, DURABLE)["content"]
-        await pilot.press("l")
-        await settle(pilot)
+        await press(pilot, "l")
         sources = app.query_one(SourceList)
         paused = next(i for i, s in enumerate(sources.rows) if isinstance(s, Source) and s.paused)
         await pilot.press(*["j"] * paused, "y")
@@ -267,8 +268,7 @@ async def test_slash_filters_the_view_you_are_in(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("h")
-        await settle(pilot)
+        await press(pilot, "h")
         await pilot.press("slash")
         assert app.query_one("#tabs", TabbedContent).active == "history"
         assert isinstance(app.focused, Input) and app.focused.id == "history-filter"
@@ -341,8 +341,7 @@ async def test_where_the_cursor_ends_depends_on_the_filter_not_on_typing_pauses(
         second = listed.rows[2].id
         await pilot.press("slash", "ctrl+u", *"origin:infra")
         await settle(pilot)
-        await pilot.press("enter")
-        await settle(pilot)
+        await press(pilot, "enter")
         highlighted = listed.highlighted
         assert highlighted is not None and highlighted.id == second
 
@@ -352,10 +351,8 @@ async def test_history_reads_like_a_log_and_enter_opens_the_record(realistic: Pa
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         await select(pilot, DURABLE)
-        await pilot.press("p")
-        await settle(pilot)
-        await pilot.press("h")
-        await settle(pilot)
+        await press(pilot, "p")
+        await press(pilot, "h")
         events = app.query_one(EventList)
         cells = events.cells(events.rows[0])
         assert cells["verb"] == "pin" and cells["kind"] == "F" and cells["origin"] == "infra"
@@ -371,8 +368,7 @@ async def test_a_stalled_run_looks_stalled(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("l")
-        await settle(pilot)
+        await press(pilot, "l")
         sources = app.query_one(SourceList)
         index = next(i for i, s in enumerate(sources.rows) if s.id == STALLED)
         stalled = sources.rows[index]
@@ -397,8 +393,7 @@ async def test_enter_on_a_source_without_records_says_so(realistic: Path) -> Non
         owners |= {
             m.evidence.source_id for m in app.state.rows if isinstance(m, Memory) and m.evidence
         }
-        await pilot.press("l")
-        await settle(pilot)
+        await press(pilot, "l")
         sources = app.query_one(SourceList)
         index = next(i for i, s in enumerate(sources.rows) if s.id not in owners)
         await pilot.press(*["j"] * index, "enter")
@@ -417,16 +412,14 @@ async def test_curation_keys_work_in_the_recall_list(realistic: Path) -> None:
         recall_list = app.query_one(RecallList)
         highlighted = recall_list.highlighted
         assert highlighted is not None and highlighted.memory.id == KYVERNO
-        await pilot.press("p")
-        await settle(pilot)
+        await press(pilot, "p")
         assert stored(realistic, KYVERNO)["layer"] == "pinned"
         assert app.query_one("#tabs", TabbedContent).active == "recall"  # in place
         pane = app.query_one(RecallPane)
         assert pane.result is not None
         rerun = next(c for c in pane.result.selected if c.memory.id == KYVERNO)
         assert rerun.memory.pinned  # the preview re-ran on the pinned record
-        await pilot.press("3")
-        await settle(pilot)
+        await press(pilot, "3")
         assert stored(realistic, KYVERNO)["feedback"]["accuracy"]["verdict"] == "accurate"
 
 
@@ -439,8 +432,7 @@ async def test_search_mode_says_selected(realistic: Path) -> None:
         recall_list = app.query_one(RecallList)
         outcomes = {recall_list.cells(c)["outcome"] for c in recall_list.rows if c.selected}
         assert outcomes == {"returned"}  # the model's recall tool
-        await pilot.press("ctrl+t")
-        await settle(pilot)
+        await press(pilot, "ctrl+t")
         outcomes = {recall_list.cells(c)["outcome"] for c in recall_list.rows if c.selected}
         assert outcomes == {"selected"}
 
@@ -449,15 +441,12 @@ async def test_help_scrolls_and_lists_the_new_keys(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("question_mark")
-        await settle(pilot)
+        await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
         box = app.screen.query_one("#help")
-        await pilot.press("G")
-        await settle(pilot)
+        await press(pilot, "G")
         assert box.scroll_y > 0
-        await pilot.press("g")
-        await settle(pilot)
+        await press(pilot, "g")
         assert box.scroll_y == 0
         await pilot.press("j", "j")
         await settle(pilot)
@@ -587,8 +576,7 @@ async def test_time_left_sorts_by_days_most_urgent_first_and_the_menu_takes_j_k(
         await wait_loaded(pilot)
         await pilot.press("slash", *"state:aging", "enter")
         await settle(pilot)
-        await pilot.press("o")
-        await settle(pilot)
+        await press(pilot, "o")
         assert isinstance(app.screen, Menu)
         start = SORT_ORDER.index(app.state.view.sort)
         target = SORT_ORDER.index("fresh")
@@ -617,8 +605,7 @@ async def test_review_says_when_its_filter_matches_nothing_and_never_repeats_its
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("w")
-        await settle(pilot)
+        await press(pilot, "w")
         view = app.query_one(ReviewView)
         review = app.query_one(ReviewList)
         soon = next(i for i in review.rows if i.reason == "dormant-soon")
@@ -641,15 +628,13 @@ async def test_help_lists_the_palette_key_and_a_key_map_can_move_it(realistic: P
     app = make_app(realistic, keymap={"app.palette": "ctrl+k"})
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("question_mark")
-        await settle(pilot)
+        await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
         console = Console(width=200, record=True)
         console.print(app.screen.content)
         text = console.export_text()
         assert "The command palette: every action by name" in text and "app.palette" in text
-        await pilot.press("escape")
-        await settle(pilot)
+        await press(pilot, "escape")
         await pilot.press("ctrl+k")  # the palette, where the key map put it
         await settle(pilot)
         from textual.command import CommandPalette
@@ -693,15 +678,12 @@ async def test_the_time_dial_greys_out_the_write_keys_and_they_still_say_why(
         assert keys["p"] and keys["d"] and keys["e"] and keys["u"]
         assert not keys["z"] and not keys["space"]  # the others still work
         before = event_count(realistic)
-        await pilot.press("p")
-        await settle(pilot)
+        await press(pilot, "p")
         assert event_count(realistic) == before
         assert "time dial" in list(app._notifications)[-1].message
-        await pilot.press("h")
-        await settle(pilot)
+        await press(pilot, "h")
         assert greyed()["u"]  # undo in History too
-        await pilot.press("0")
-        await settle(pilot)
+        await press(pilot, "0")
         assert not greyed()["u"]
 
 
@@ -720,11 +702,9 @@ async def test_esc_after_opening_a_line_of_the_inbox_brings_back_the_view(
         assert isinstance(app.screen, InboxScreen)
         before = (app.state.view.query, app.state.view.show_hidden, len(memories(app).rows))
         assert before == ("", False, 186)
-        await pilot.press("enter")
-        await settle(pilot)
+        await press(pilot, "enter")
         assert app.state.view.query.startswith("id:") and app.state.view.show_hidden
-        await pilot.press("escape")
-        await settle(pilot)
+        await press(pilot, "escape")
         after = (app.state.view.query, app.state.view.show_hidden, len(memories(app).rows))
         assert after == before
         assert not any(
@@ -740,8 +720,7 @@ async def test_the_palette_lists_textuals_own_entries_under_app_after_ours(
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("ctrl+p")
-        await settle(pilot)
+        await press(pilot, "ctrl+p")
         listed = app.screen.query_one(CommandList)
 
         def titles() -> list[str]:
@@ -784,8 +763,7 @@ async def test_a_key_typed_right_after_esc_goes_where_esc_went(realistic: Path) 
 
 
 async def palette(pilot: Any, words: str) -> None:
-    await pilot.press("ctrl+p")
-    await settle(pilot)
+    await press(pilot, "ctrl+p")
     await pilot.press(*words, "enter")
     await settle(pilot)
 
@@ -810,8 +788,7 @@ async def test_palette_verbs_act_as_their_keys_do_in_the_view_shown(realistic: P
         await palette(pilot, "forget the selected")
         assert isinstance(app.screen, ConfirmScreen)
         assert app.screen.title_text == "Forget: 2 marked record(s)?"
-        await pilot.press("n")
-        await settle(pilot)
+        await press(pilot, "n")
         await pilot.press("escape")  # the marks go
         await settle(pilot)
         await pilot.press("i", *"kyverno", "tab")

@@ -17,7 +17,7 @@ from memevo_tui.screens.dialog import Dialog
 from memevo_tui.screens.help import HelpScreen
 from store import fixed_clock
 
-from apphelpers import make_app, settle, snapshot_copy, wait_loaded
+from apphelpers import make_app, press, settle, snapshot_copy, wait_loaded
 
 SMALL = (80, 24)
 MARK_ALL = ["ctrl+a"]
@@ -91,14 +91,11 @@ async def test_a_long_bulk_preview_scrolls_to_its_end_with_its_buttons_in_view(
         await settle(pilot)
         detail = app.screen.query_one("#dialog-detail")
         assert detail.max_scroll_y > 0  # longer than the room it has
-        await pilot.press("G")
-        await settle(pilot)
+        await press(pilot, "G")
         assert detail.scroll_y == detail.max_scroll_y
-        await pilot.press("g")
-        await settle(pilot)
+        await press(pilot, "g")
         assert detail.scroll_y == 0
-        await pilot.press("end")
-        await settle(pilot)
+        await press(pilot, "end")
         assert detail.scroll_y == detail.max_scroll_y
         assert app.focused is not None and app.focused.id == "no"
         await pilot.press("shift+tab")

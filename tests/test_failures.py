@@ -30,7 +30,7 @@ from memevo_tui.text import INVISIBLE, UNSAFE
 from store import Busy, DiskFull, MemoryStore, fixed_clock
 from store._js import fp, js_json
 
-from apphelpers import make_app, settle, until, wait_loaded
+from apphelpers import make_app, press, settle, until, wait_loaded
 from conftest import FIXTURE_NOW, FIXTURES, ROOT
 
 DURABLE = "e665359dabc60f842b48881d"
@@ -214,8 +214,7 @@ async def test_a_full_disk_during_p_toasts_the_cause(realistic: Path) -> None:
         assert app.state.store is not None
         commit_fails_as_on_a_full_disk(app.state.store)
         events = count(realistic, "events")
-        await pilot.press("p")
-        await settle(pilot)
+        await press(pilot, "p")
         toast = list(app._notifications)[-1]
         assert toast.title == "Not written: disk full"
         assert "is full; nothing was written" in toast.message
@@ -528,8 +527,7 @@ async def test_the_dashboard_shows_invisible_characters(hostile: Path) -> None:
     app = make_app(hostile)
     async with app.run_test(size=(200, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("a")
-        await settle(pilot)
+        await press(pilot, "a")
         memory_list: Any = app.query_one("#memory-list")
         cells = [memory_list.cells(r)["content"] for r in memory_list.rows]
         assert not [c for c in cells if UNSAFE.search(c)]

@@ -9,13 +9,10 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_app import last_event
 from textual.pilot import Pilot
 
 from memevo_tui.views.learning import LearningView
@@ -30,7 +27,9 @@ from store.validate import event_problem, record_problem
 from apphelpers import (
     HeldClock,
     drawn_text,
+    last_event,
     make_app,
+    press,
     settle,
     snapshot_copy,
     until,
@@ -114,8 +113,7 @@ async def test_learning_view(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("l")
-        await settle(pilot)
+        await press(pilot, "l")
         sources = app.query_one(SourceList)
         assert len(sources.rows) == 118
         assert "pending 5 · running 2 · failed 14 (paused 5)" in app.query_one(LearningView).summary
@@ -138,14 +136,19 @@ async def test_learning_view(realistic: Path) -> None:
         assert calls and calls[0].provider in text and calls[0].outcome in text
 
 
-def fast_clock(speed: float) -> Callable[[], float]:
-    """The system clock's reading now, then ``speed`` times as fast as real time."""
-    return running_clock_at(system_clock(), speed)
+class SimulatedClock:
+    """A clock that moves only when the learner waits, exactly as far as it waits:
+    the learner's runs take no wall-clock time, and their times are known."""
 
+    def __init__(self, start_ms: float) -> None:
+        self.now = start_ms
 
-def running_clock_at(start_ms: float, speed: float) -> Callable[[], float]:
-    began = time.monotonic()
-    return lambda: start_ms + (time.monotonic() - began) * 1000 * speed
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.now += seconds * 1000
+        await asyncio.sleep(0)
 
 
 def model_call_times(path: Path) -> list[int]:
@@ -156,34 +159,19 @@ def model_call_times(path: Path) -> list[int]:
         con.close()
 
 
-async def run_learner_until(path: Path, clock: Callable[[], float], enough: int) -> int:
-    """The demo learner, until ``enough`` sources have been captured since it started."""
-    con = sqlite3.connect(path)
-    before = int(con.execute("SELECT count(*) FROM sources").fetchone()[0])
-    con.close()
-
-    def captured() -> int:
-        con = sqlite3.connect(path)
-        try:
-            return int(con.execute("SELECT count(*) FROM sources").fetchone()[0]) - before
-        finally:
-            con.close()
-
-    stop = asyncio.Event()
-    task = asyncio.create_task(learn_forever(path, clock=clock, stop=stop))
-    deadline = time.monotonic() + 300
-    while captured() < enough and not task.done():
-        assert time.monotonic() < deadline, f"the learner captured {captured()} of {enough}"
-        await asyncio.sleep(0.1)
-    stop.set()
-    return await task
+async def run_learner(path: Path, clock: SimulatedClock, runs: int) -> int:
+    """The demo learner for ``runs`` runs on ``clock``."""
+    return await learn_forever(
+        path, clock=clock, stop=asyncio.Event(), sleep=clock.sleep, runs=runs
+    )
 
 
 async def test_demo_learner_leaves_the_store_valid_after_many_runs(demo_store: Path) -> None:
-    """The learner as `--demo --live` runs it (its clock 100 times as fast, so that the
-    demo's 1,000 calls an hour come quickly), for 40 runs, then every row re-validated."""
-    runs = await run_learner_until(demo_store, fast_clock(100), 40)
-    assert runs >= 40
+    """The learner as `--demo --live` runs it, for 40 runs of its own clock, then every
+    row re-validated."""
+    clock = SimulatedClock(system_clock())
+    assert await run_learner(demo_store, clock, 40) == 40
+    assert len(model_call_times(demo_store)) > 0
     async with await MemoryStore.open(demo_store) as store:
         load = await store.load_memories()
         assert load.corrupt == ()
@@ -207,8 +195,7 @@ def test_learning_view_stalled_run(
 
     async def run_before(pilot: Pilot[None]) -> None:
         await wait_loaded(pilot)
-        await pilot.press("l")
-        await settle(pilot)
+        await press(pilot, "l")
         rows = app.query_one(SourceList).rows
         stalled = next(i for i, s in enumerate(rows) if s.id.startswith("compact:d0d967e6"))
         await pilot.press(*["j"] * stalled, *(["z"] if size[0] < 110 else []))
@@ -223,8 +210,7 @@ def test_learning_view_snapshot(snap_compare: Any, tmp_path: Path, size: tuple[i
 
     async def run_before(pilot: Pilot[None]) -> None:
         await wait_loaded(pilot)
-        await pilot.press("l")
-        await settle(pilot)
+        await press(pilot, "l")
         await pilot.press("j", "j")
         await settle(pilot)
 
@@ -236,8 +222,7 @@ async def test_enter_on_a_source_shows_its_records(realistic: Path) -> None:
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         owners = {m.source_entry_id for m in app.state.rows if isinstance(m, Memory)}
-        await pilot.press("l")
-        await settle(pilot)
+        await press(pilot, "l")
         sources = app.query_one(SourceList)
         index = next(i for i, s in enumerate(sources.rows) if s.id in owners)
         target = sources.rows[index].id
@@ -298,8 +283,11 @@ async def test_a_confirmation_stamp_shows_live_though_it_writes_no_event(realist
             ),
             "the stamp",
         )
-        shown = row(app, memory_id)
-        assert shown is None or shown.reinforced_at == stamp  # the list shows the new version
+        await until(
+            pilot,
+            lambda: (shown := row(app, memory_id)) is not None and shown.reinforced_at == stamp,
+            "the list showing the new version",
+        )
         assert app.state.last_rowid == events_before  # no event was written for it
 
 
@@ -329,8 +317,7 @@ async def test_a_live_change_reads_nothing_for_hidden_views(
         await until(pilot, lambda: (r := row(app, DURABLE)) is not None and r.pinned, "the pin")
         await settle(pilot)
         assert reads == []
-        await pilot.press("l")
-        await settle(pilot)
+        await press(pilot, "l")
         assert reads  # shown again: the queue is read afresh
         assert len(app.query_one(SourceList).rows) == 118
 
@@ -348,8 +335,7 @@ async def test_a_run_whose_lease_runs_out_reads_stalled_then_without_a_key(
     app = make_app(realistic, clock=clock)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("l")
-        await settle(pilot)
+        await press(pilot, "l")
         source_list = app.query_one(SourceList)
         at = source_list.index_of(LEASED)
         assert at is not None
@@ -402,13 +388,12 @@ async def test_ctrl_r_in_learning_reads_the_queue_again(realistic: Path) -> None
 
 async def test_demo_learner_keeps_to_the_calls_an_hour_of_its_policy(demo_store: Path) -> None:
     """At most ``callsPerHour`` model calls in any hour of the store's clock, and never
-    one while pi's budget line says waiting (here 5 an hour, the clock 600 times as fast:
-    a call every 12 minutes, 1.2 s of real time)."""
+    one while pi's budget line says waiting (here 5 an hour: a call every 12 minutes)."""
     (demo_store.parent / "recovery.json").write_text('{"callsPerHour": 5}\n')
     start = system_clock()
-    await run_learner_until(demo_store, running_clock_at(start, 600), 8)
+    await run_learner(demo_store, SimulatedClock(start), 12)
     times = [at for at in model_call_times(demo_store) if at >= start]
-    assert len(times) >= 6
+    assert len(times) == 12  # each run made its call, none skipped
     hour = 3_600_000
     for i, at in enumerate(times):
         assert sum(1 for later in times[i:] if later < at + hour) <= 5, times
@@ -481,8 +466,7 @@ async def test_history_keeps_its_event_when_pi_writes_and_counts_the_new(
         await settle(pilot)
         assert events.highlighted is on and events.cursor == 3
         assert "1 new above" in status_line(app)
-        await pilot.press("g")
-        await settle(pilot)
+        await press(pilot, "g")
         assert events.cursor == 0 and "new above" not in status_line(app)
 
 
@@ -494,8 +478,7 @@ async def test_learning_follows_new_sources_from_the_top_and_counts_them_lower_d
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("l")
-        await settle(pilot)
+        await press(pilot, "l")
         sources = app.query_one(SourceList)
         assert sources.cursor == 0
         await asyncio.to_thread(capture_from_another_process, realistic, 1)

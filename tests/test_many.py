@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_app import DURABLE, event_count, stored
 from textual.widgets import TabbedContent
 
 from memevo_tui.appstate import AppState
@@ -27,7 +26,16 @@ from memevo_tui.widgets.review_list import ReviewList
 from store import Memory, MemoryStore, fixed_clock
 from store.quality import quality_of
 
-from apphelpers import dialog_text, make_app, settle, wait_loaded
+from apphelpers import (
+    DURABLE,
+    dialog_text,
+    event_count,
+    make_app,
+    press,
+    settle,
+    stored,
+    wait_loaded,
+)
 from conftest import FIXTURE_NOW, ROOT
 
 DAY_MS = 86_400_000
@@ -64,11 +72,9 @@ async def test_three_marked_pins_are_three_upstream_pins(realistic: Path) -> Non
         assert memories(app).cells(memories(app).rows[0])["mark"] == "▸"  # a glyph, not colour
         assert "3 marked" in str(app.screen.query_one("#status-line").render())
         before = event_count(realistic)
-        await pilot.press("p")
-        await settle(pilot)
+        await press(pilot, "p")
         assert isinstance(app.screen, ConfirmScreen)  # one preview for all three
-        await pilot.press("y")
-        await settle(pilot)
+        await press(pilot, "y")
         assert event_count(realistic) == before + 3
         written = events_since(realistic, 3)
         for event, memory_id in zip(written, ids, strict=True):
@@ -91,8 +97,7 @@ async def test_marks_survive_filtering_and_refusals_are_listed(realistic: Path) 
         await pilot.press("slash", "ctrl+u", *"kind:decision", "enter")
         await settle(pilot)
         assert memories(app).marked == frozenset(ids)  # hidden by the filter, still marked
-        await pilot.press("escape")
-        await settle(pilot)  # esc in the list drops the marks first...
+        await press(pilot, "escape")  # esc in the list drops the marks first...
         assert memories(app).marked == frozenset() and app.state.view.query == "kind:decision"
         await pilot.press("escape")  # ...then the filter
         await settle(pilot)
@@ -109,8 +114,7 @@ async def test_marks_survive_filtering_and_refusals_are_listed(realistic: Path) 
         preview = dialog_text(dialog, 140)
         assert "refused" in preview and "Resolve/correct the memory first" in preview
         assert "1 will be written" in preview and "1 refused" in preview
-        await pilot.press("y")
-        await settle(pilot)
+        await press(pilot, "y")
         assert stored(realistic, DURABLE)["layer"] == "pinned"
         assert stored(realistic, forgotten)["layer"] != "pinned"
         toast = list(app._notifications)[-1].message
@@ -143,8 +147,7 @@ async def test_one_u_undoes_a_batch_and_refuses_what_changed_since(realistic: Pa
         await pilot.press("p", "y")
         await settle(pilot)
         await asyncio.to_thread(change_elsewhere, realistic, ids[1])
-        await pilot.press("h")
-        await settle(pilot)
+        await press(pilot, "h")
         history = app.query_one(EventList)
         first = history.rows[0]
         if not isinstance(first, BatchRow):  # pi's unpin is the newest event
@@ -156,12 +159,10 @@ async def test_one_u_undoes_a_batch_and_refuses_what_changed_since(realistic: Pa
         await settle(pilot)
         assert all(e.id in {x.id for x in history.rows} for e in first.events)
         before = event_count(realistic)
-        await pilot.press("u")
-        await settle(pilot)
+        await press(pilot, "u")
         assert isinstance(app.screen, ConfirmScreen)
         assert "Memory changed since this event; undo refused" in dialog_text(app.screen, 140)
-        await pilot.press("y")
-        await settle(pilot)
+        await press(pilot, "y")
         assert event_count(realistic) == before + 2  # two undone, one refused
         undos = events_since(realistic, 2)
         assert all(e["reason"].startswith("Undo ") for e in undos)
@@ -173,8 +174,7 @@ async def test_the_review_queue_at_the_fixtures_now(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("w")
-        await settle(pilot)
+        await press(pilot, "w")
         assert app.query_one("#tabs", TabbedContent).active == "review"
         view = app.query_one(ReviewView)
         from memevo_tui.review import counts
@@ -207,8 +207,7 @@ async def test_the_review_queue_at_the_fixtures_now(realistic: Path) -> None:
     app = make_app(realistic)  # kept stays kept in the app's state directory
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("w")
-        await settle(pilot)
+        await press(pilot, "w")
         assert after.key not in {i.key for i in app.query_one(ReviewView).queue}
 
 
@@ -305,22 +304,18 @@ async def test_the_time_dial(realistic: Path) -> None:
         status = str(app.screen.query_one("#status-line").render())
         assert "as of 2026-12-01 12:00 (simulated" in status
         # the review queue, as of then
-        await pilot.press("w")
-        await settle(pilot)
+        await press(pilot, "w")
         queue = app.query_one(ReviewView).queue
         assert not ({i.first.id for i in queue if i.reason == "dormant-soon"} & turning)
         # the recall preview re-ran: as of then, pi would leave it out as dormant
         assert reason() == "dormant"
         # a write key writes nothing, and says why
-        await pilot.press("m")
-        await settle(pilot)
+        await press(pilot, "m")
         before = event_count(realistic)
-        await pilot.press("p")
-        await settle(pilot)
+        await press(pilot, "p")
         assert event_count(realistic) == before
         assert "time dial" in list(app._notifications)[-1].message
-        await pilot.press("0")
-        await settle(pilot)
+        await press(pilot, "0")
         assert app.state.as_of is None
         assert "simulated" not in str(app.screen.query_one("#status-line").render())
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_app import Notes, stored
 from textual.widgets import Static, TabbedContent
 
 from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.recall_list import RecallList
 from memevo_tui.widgets.recall_pane import RecallPane
 
-from apphelpers import make_app, settle, wait_loaded
+from apphelpers import Notes, make_app, press, settle, stored, wait_loaded
 
 INJECTED = ["cd4d49e9d57a843430ffb194", "93f3ef48151edcce79f0a56e"]
 DORMANT = ["1ffdd011bb1a1e51f647de06", "39cc5ce9ca3d2186c8abb5da"]
@@ -75,8 +74,7 @@ async def test_jump_to_a_left_out_record_pin_it_and_see_the_preview_change(
         assert memories.highlighted is not None and memories.highlighted.id == DORMANT[0]
         assert memories.has_focus
 
-        await pilot.press("p")
-        await settle(pilot)
+        await press(pilot, "p")
         assert stored(realistic, DORMANT[0])["layer"] == "pinned"
         pane = app.query_one(RecallPane)
         assert pane.result is not None
@@ -86,8 +84,7 @@ async def test_jump_to_a_left_out_record_pin_it_and_see_the_preview_change(
             text in n and "now injected, was left out (dormant)" in n for n, _ in notes.items
         )
 
-        await pilot.press("i")
-        await settle(pilot)
+        await press(pilot, "i")
         assert app.query_one("#tabs", TabbedContent).active == "recall"
         assert (DORMANT[0], None) in shown(app)
 
@@ -114,8 +111,7 @@ async def test_from_search_the_preview_explains_that_search(realistic: Path) -> 
         await settle(pilot)
         results = app.query_one("#search-results", MemoryList)
         assert [r.id for r in results.rows] == [*INJECTED, *DORMANT]
-        await pilot.press("i")
-        await settle(pilot)
+        await press(pilot, "i")
         pane = app.query_one(RecallPane)
         assert pane.purpose == "search" and pane.prompt == "kyverno"
         assert [i for i, reason in shown(app) if reason is None] == [*INJECTED, *DORMANT]
@@ -140,6 +136,5 @@ async def test_earlier_turns_make_a_follow_up(realistic: Path) -> None:
         assert [i for i, reason in shown(app) if reason is None] == []
         assert {reason for i, reason in shown(app) if i in alone} == {"context-mismatch"}
 
-        await pilot.press("ctrl+l")
-        await settle(pilot)
+        await press(pilot, "ctrl+l")
         assert pane.turns == [] and [i for i, r in shown(app) if r is None] == alone

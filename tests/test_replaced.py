@@ -16,14 +16,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_app import DURABLE, event_count, select, stored
 
 from memevo_tui.__main__ import main
 from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.status_line import StatusLine
 from store import MemoryStore, Replaced, fixed_clock
 
-from apphelpers import make_app, settle, until, wait_loaded
+from apphelpers import (
+    DURABLE,
+    event_count,
+    make_app,
+    press,
+    select,
+    settle,
+    stored,
+    until,
+    wait_loaded,
+)
 from conftest import FIXTURE_NOW, FIXTURES
 
 
@@ -85,8 +94,7 @@ async def test_the_dashboard_says_so_writes_nothing_and_reopens_on_ctrl_r(realis
         await select(pilot, DURABLE)
         replace_with_hostile(realistic)
         replaced = digest(realistic)
-        await pilot.press("p")
-        await settle(pilot)
+        await press(pilot, "p")
         assert digest(realistic) == replaced
         failure = app.state.failure or ""
         assert f"{realistic} was replaced on disk" in failure and "ctrl+r reopens it" in failure

@@ -136,7 +136,11 @@ async def test_forget_and_correct(realistic: Path, fixture_clock: Callable[[], f
         gone = await store.memory(m.id)
         assert gone.status == "forgotten" and gone.updated_at == store.now_iso()
         assert gone.suppressed_hashes[-1] == fp(m.content)
-        assert list(gone.data)[-1] == "suppressedHashes" or "suppressedHashes" in m.data
+        # a key the record had keeps its place; a new one is appended at the end (§2.2.1)
+        keys = list(m.data)
+        assert list(gone.data) == (
+            keys if "suppressedHashes" in keys else [*keys, "suppressedHashes"]
+        )
         # correcting revives it as a confirmed manual correction
         await store.correct(gone.id, "  The team decided to keep Postgres as the only database.  ")
         fixed = await store.memory(m.id)

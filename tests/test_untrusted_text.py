@@ -51,7 +51,7 @@ def shown(app: MemevoApp) -> list[str]:
     return [plain_lines(n.message) for n in notices]
 
 
-async def press(pilot: Pilot[None], *keys: str) -> list[str]:
+async def notices_after(pilot: Pilot[None], *keys: str) -> list[str]:
     """Press ``keys``, let the dashboard settle, and return the notices they gave."""
     await pilot.press(*keys)
     await settle(pilot)
@@ -67,7 +67,7 @@ async def answer(pilot: Pilot[None], key: str) -> list[str]:
     app = pilot.app
     assert isinstance(app, MemevoApp)
     await until(pilot, lambda: isinstance(app.screen, ConfirmScreen | CorrectScreen), "a dialog")
-    return shown(app) + await press(pilot, key)
+    return shown(app) + await notices_after(pilot, key)
 
 
 async def test_every_curation_and_yank_on_every_hostile_record_shows_its_text_literally(
@@ -76,24 +76,24 @@ async def test_every_curation_and_yank_on_every_hostile_record_shows_its_text_li
     app = make_app(hostile)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         await wait_loaded(pilot)
-        await press(pilot, "a", "z", "g")  # forgotten and conflicted too; no detail pane
+        await notices_after(pilot, "a", "z", "g")  # forgotten and conflicted too; no detail pane
         memory_list = app.query_one("#memory-list", MemoryList)
         count = len(memory_list.rows)
         assert count == 32
         for i in range(count):
             if i:
-                await press(pilot, "j")
+                await notices_after(pilot, "j")
             row = memory_list.highlighted
             assert row is not None and memory_list.cursor == i
-            notices = await press(pilot, "y", "Y")
+            notices = await notices_after(pilot, "y", "Y")
             assert f"Copied its id: {one_line(row.id, 70)}" in notices
             if isinstance(row, CorruptRow):
-                [refused] = await press(pilot, "p")
+                [refused] = await notices_after(pilot, "p")
                 assert refused.endswith("is a corrupt row: it is shown, never acted upon")
                 continue
             assert f"Copied its text: {one_line(row.content, 70)}" in notices
-            await press(pilot, "p")  # pin or unpin, or pi's refusal
-            await press(pilot, "r", "c", "escape")  # resolve or its refusal; a conflict mark
+            await notices_after(pilot, "p")  # pin or unpin, or pi's refusal
+            await notices_after(pilot, "r", "c", "escape")  # resolve or refusal; a conflict mark
             for key, reply in (("d", "n"), ("4", "n"), ("e", "escape"), ("u", "y")):
                 await pilot.press(key)  # forget, incorrect, correct, undo: each asks first
                 await answer(pilot, reply)
@@ -106,10 +106,10 @@ async def test_a_bracketed_label_is_copied_and_shown_whole(realistic: Path) -> N
     app = make_app(realistic)
     async with app.run_test(size=(160, 50), notifications=True) as pilot:
         await wait_loaded(pilot)
-        await press(pilot, "slash", *"ab0a2c2c", "enter")
+        await notices_after(pilot, "slash", *"ab0a2c2c", "enter")
         row = app.query_one("#memory-list", MemoryList).highlighted
         assert isinstance(row, Memory) and row.content.startswith("[in progress]")
-        [copied] = await press(pilot, "Y")
+        [copied] = await notices_after(pilot, "Y")
         assert app.clipboard == row.content
         assert copied.startswith("Copied its text: [in progress] Porting the checkout")
 
@@ -121,10 +121,10 @@ async def test_a_correction_with_a_closing_tag_survives_every_notice(realistic: 
     app = make_app(realistic)
     async with app.run_test(size=(160, 50), notifications=True) as pilot:
         await wait_loaded(pilot)
-        await press(pilot, "slash", *HELM, "enter")
-        [copied] = await press(pilot, "Y")
+        await notices_after(pilot, "slash", *HELM, "enter")
+        [copied] = await notices_after(pilot, "Y")
         assert HELM_MARKUP in copied
-        await press(pilot, "i", *"where do helm charts live", "enter")
+        await notices_after(pilot, "i", *"where do helm charts live", "enter")
         assert app.focused is not None and app.focused.id == "recall-list"
         await pilot.press("4")  # incorrect: asks first
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the dialog")
@@ -145,7 +145,7 @@ async def test_an_action_link_in_a_record_is_shown_not_run(hostile: Path) -> Non
     app = make_app(hostile)
     async with app.run_test(size=(160, 50), notifications=True) as pilot:
         await wait_loaded(pilot)
-        await press(pilot, "a", "slash", *"click here", "enter")
+        await notices_after(pilot, "a", "slash", *"click here", "enter")
         row = app.query_one("#memory-list", MemoryList).highlighted
         assert isinstance(row, Memory) and "[@click=app.quit]" in row.content
         await pilot.press("Y")
