@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from textual.widgets import TabbedContent
 
-from memevo_tui.appstate import AppState
+from memevo_tui.appstate import AppState, Batch
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.screens.inbox import InboxScreen
 from memevo_tui.views.review import ReviewView
@@ -168,6 +168,30 @@ async def test_one_u_undoes_a_batch_and_refuses_what_changed_since(realistic: Pa
         assert all(e["reason"].startswith("Undo ") for e in undos)
         assert stored(realistic, ids[0])["layer"] == "durable"
         assert stored(realistic, ids[2])["layer"] == "durable"
+
+
+async def test_a_history_filter_reads_the_journal_once_not_per_key(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await mark_three(pilot)
+        await pilot.press("p", "y")
+        await settle(pilot)
+        await press(pilot, "h")
+        remembered = app.state.remembered
+        assert remembered is not None
+        reads = []
+        batches = remembered.batches
+
+        def counted() -> list[Batch]:
+            reads.append(1)
+            return batches()
+
+        remembered.batches = counted  # type: ignore[method-assign]
+        await press(pilot, "slash", *"pin")
+        history = app.query_one(EventList)
+        assert isinstance(history.rows[0], BatchRow)  # still one entry for the bulk pin
+        assert reads == []  # read when the write came, not at each key of the filter
 
 
 async def test_the_review_queue_at_the_fixtures_now(realistic: Path) -> None:

@@ -21,6 +21,7 @@ from store import CorruptRow, Event, StoreError
 from store.curation import UndoPlan
 from store.model import ACTORS
 
+from ..appstate import Batch
 from ..filters import Field, Query
 from ..messages import BatchUndoRequested, StatusChanged, StoreFailed, UndoRequested
 from ..state import Change, DashboardState, EventRow, LiveChanged, OwnWrite, Regrouped, Reloaded
@@ -113,6 +114,7 @@ class HistoryView(FilteringView):
         self._previewed: str | None = None  # the event whose undo preview is shown
         self._to_newest = False  # this dashboard wrote: the next read puts the cursor on it
         self._told_new = False  # the status line counts events new above the cursor
+        self._batch_of: dict[str, Batch] | None = None  # the journal, read once per change
 
     def compose(self) -> ComposeResult:
         yield FilterBox(
@@ -129,6 +131,8 @@ class HistoryView(FilteringView):
             self.load_events()
 
     def state_changed(self, change: Change) -> None:
+        if isinstance(change, Regrouped | OwnWrite | Reloaded | LiveChanged):
+            self._batch_of = None  # a bulk action may have been journaled: read it again
         if isinstance(change, Regrouped):
             self._show()
         elif isinstance(change, OwnWrite | Reloaded):
@@ -178,12 +182,19 @@ class HistoryView(FilteringView):
         event_list.set_rows(rows, top=top, fresh=fresh)
         self.post_message(StatusChanged())
 
+    def _batches(self) -> dict[str, Batch]:
+        """Each journaled event's bulk action, read from the journal once per change to
+        the store or the journal (not per redraw: a filter redraws at each key)."""
+        if self._batch_of is None:
+            remembered = self.state.remembered
+            batches = remembered.batches() if remembered is not None else []
+            self._batch_of = {event_id: b for b in batches for event_id in b.events}
+        return self._batch_of
+
     def _grouped(self, events: list[EventRow]) -> list[HistoryRow]:
         """The events of one bulk action as one entry (journaled by the app; without the
         journal, or with only one of them loaded, they show one by one)."""
-        remembered = self.state.remembered
-        batches = remembered.batches() if remembered is not None else []
-        of = {event_id: batch for batch in batches for event_id in batch.events}
+        of = self._batches()
         members = [e for e in events if isinstance(e, Event) and e.id in of]
         out: list[HistoryRow] = []
         done: set[str] = set()
