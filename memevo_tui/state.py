@@ -451,8 +451,9 @@ class DashboardState:
         for memory_id, row in pending.items():
             if self._changed.get(memory_id) is row:
                 del self._changed[memory_id]
+        # Not frozen (gc.freeze): the index is a few dozen containers, and freezing here
+        # made every cycle not yet collected at that moment permanent.
         self._index = (index, full_loads)
-        gc.freeze()  # long-lived, like the records: keep full collections short
         return index
 
     async def recall(self, prompt: str, purpose: Purpose, turns: Sequence[str] = ()) -> Recall:

@@ -5,6 +5,8 @@ back every few milliseconds, and the store opened while the dashboard is built."
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -20,7 +22,7 @@ from memevo_tui.widgets.app_footer import AppFooter
 from memevo_tui.widgets.memory_detail import EventRow, MemoryDetail
 from store import Memory, MemoryLoad, MemoryStore, StoreError
 
-from apphelpers import make_app, settle, until, wait_loaded
+from apphelpers import DURABLE, make_app, press, select, settle, stored, until, wait_loaded
 
 
 def footer_keys(footer: AppFooter) -> list[FooterKey]:
@@ -213,3 +215,36 @@ async def test_a_prefetch_that_fails_leaves_the_failure_to_the_read(tmp_path: Pa
     with pytest.raises(StoreError):
         await state.read(first_page)
     await state.close()
+
+
+class Node:
+    """An object in a reference cycle: garbage only the cycle collector frees."""
+
+    other: Node | None = None
+
+
+async def test_garbage_alive_at_a_recall_index_update_is_still_collected(
+    realistic: Path,
+) -> None:
+    """Updating the recall index after a write freezes nothing: ``gc.freeze`` there made
+    every cycle not yet collected at that moment permanent."""
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        assert await app.state.recall_index() is not None  # built once
+        await select(pilot, DURABLE)
+        a, b = Node(), Node()
+        a.other, b.other = b, a
+        gone = weakref.ref(a)
+        del a, b  # garbage now, in a cycle, that no automatic collection reaches first:
+        gc.disable()
+        try:
+            await press(pilot, "p")
+            assert stored(realistic, DURABLE)["layer"] == "pinned"
+            assert app.state._changed  # the write changed a row the index has not seen
+            await app.state.recall_index()  # the update applies it
+            assert not app.state._changed
+        finally:
+            gc.enable()
+        gc.collect()
+        assert gone() is None
