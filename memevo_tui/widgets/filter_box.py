@@ -15,12 +15,6 @@ class FilterBox(Vertical):
     Its ``DebouncedInput.Settled`` and ``Input.Submitted`` reach the view as usual.
     """
 
-    DEFAULT_CSS = """
-    FilterBox { height: auto; }
-    FilterBox > .filter-error { height: auto; padding: 0 1; display: none; }
-    FilterBox > .filter-error.-shown { display: block; }
-    """
-
     def __init__(self, *, delay: float, placeholder: str, id: str) -> None:
         super().__init__(id=f"{id}-box")
         self._box = DebouncedInput(delay=delay, placeholder=placeholder, id=id)

@@ -17,8 +17,6 @@ from store._js import iso
 class StatusLine(Widget):
     """One line of plain text; never markup."""
 
-    DEFAULT_CSS = "StatusLine { height: 1; }"
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.left = ""

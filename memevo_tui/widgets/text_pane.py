@@ -18,13 +18,6 @@ from textual.visual import Visual, visualize
 class TextPane(ScrollView):
     """Parts (any Rich renderables) one under the other, scrolled as one text."""
 
-    DEFAULT_CSS = """
-    TextPane {
-        overflow-x: hidden;
-        overflow-y: auto;
-    }
-    """
-
     def __init__(self, parts: int, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._parts: list[RenderableType] = [""] * parts
