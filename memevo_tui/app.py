@@ -29,6 +29,7 @@ from store.demo_learner import learn_forever
 from .appstate import Visit, reconcile
 from .commands import MemevoCommands
 from .compat.textual import driver_of
+from .curator import Curator
 from .inbox import summarize
 from .keymap import PALETTE, check_keymap, key_groups, keymap_path, load_keymap, scopes
 from .keys import reopen_hint
@@ -77,6 +78,8 @@ class MemevoApp(App[None]):
             db_path, read_only=read_only, clock=clock, new_id=new_id, remember=remember
         )
         self.poller = ChangePoller(self.state)
+        self.curator = Curator(self, self.state)
+        """Every write the dashboard makes goes through it."""
         self.label = label
         self.live_demo = live_demo
         self._polling = False

@@ -15,18 +15,9 @@ from dataclasses import dataclass
 
 from store import CorruptRow, Memory
 
-Row = Memory | CorruptRow
+from .verbs import named, op_for
 
-BULK_VERBS = ("pin", "useful", "unhelpful", "accurate", "incorrect", "forget", "resolve", "adopt")
-FEEDBACK = ("useful", "unhelpful", "accurate", "incorrect")
-WORDS = {
-    "pin": "pin",
-    "unpin": "unpin",
-    "forget": "forget",
-    "resolve": "resolve as confirmed",
-    "adopt": "adopt into",
-    **{v: f"mark {v}" for v in FEEDBACK},
-}
+Row = Memory | CorruptRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,39 +70,14 @@ class UndoStep:
 AnyStep = Step | UndoStep
 
 
-def _refusal(m: Memory, op: str) -> str | None:
-    """Upstream's refusal for one record, as the store words it (§4.3–§4.8)."""
-    if op in ("pin", *FEEDBACK) and not m.active:
-        return "Resolve/correct the memory first"
-    if op == "resolve" and m.status != "conflicted":
-        return "Memory is not conflicted"
-    if op == "adopt" and m.scope != "legacy":
-        return "Only unscoped legacy memories can be adopted"
-    return None
-
-
-def _unchanged(m: Memory, op: str) -> str | None:
-    """Why the bulk action leaves a record as it is: it already is what the verb makes
-    it. (A single key would still write: pi records a repeated pin as a pin event, and
-    a repeated verdict as a receipt; a bulk action writes only what changes.)"""
-    if op in ("useful", "unhelpful") and m.utility is not None and m.utility.verdict == op:
-        return f"already marked {op}"
-    if op in ("accurate", "incorrect") and m.accuracy is not None and m.accuracy.verdict == op:
-        return f"already marked {op}"
-    if op == "pin" and m.pinned:
-        return "already pinned"
-    return None
-
-
-def plan(verb: str, marked: Mapping[str, int], rows: Mapping[str, Row]) -> list[Step]:
-    """The steps of ``verb`` over the marked records (id -> revision when marked).
+def plan(name: str, marked: Mapping[str, int], rows: Mapping[str, Row]) -> list[Step]:
+    """The steps of the verb ``name`` over the marked records (id -> revision when marked).
 
     ``pin`` unpins them all when every one of them is pinned, else pins the others.
     """
-    present = [rows[i] for i in marked if isinstance(rows.get(i), Memory)]
-    op_all = verb
-    if verb == "pin" and present and all(isinstance(r, Memory) and r.pinned for r in present):
-        op_all = "unpin"
+    present = [r for i in marked if isinstance(r := rows.get(i), Memory)]
+    op_all = op_for(name, bool(present) and all(r.pinned for r in present))
+    what = named(op_all)
     steps = []
     for memory_id, revision in marked.items():
         row = rows.get(memory_id)
@@ -124,8 +90,8 @@ def plan(verb: str, marked: Mapping[str, int], rows: Mapping[str, Row]) -> list[
             refusal = (
                 f"Memory changed since you marked it (revision {revision}, now {row.revision})"
             )
-        refusal = refusal or _refusal(row, op_all)
-        unchanged = None if refusal else _unchanged(row, op_all)
+        refusal = refusal or what.refusal(row)
+        unchanged = None if refusal else what.unchanged(row)
         steps.append(Step(memory_id, row.content, op_all, revision, refusal, unchanged))
     return steps
 

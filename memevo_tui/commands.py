@@ -13,17 +13,10 @@ from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from .verbs import KEYED
+
 COMMANDS: tuple[tuple[str, str, str], ...] = (
-    ("Pin or unpin the selected memory", "p", "screen.curate('pin')"),
-    ("Feedback: useful", "1", "screen.curate('useful')"),
-    ("Feedback: unhelpful", "2", "screen.curate('unhelpful')"),
-    ("Feedback: accurate", "3", "screen.curate('accurate')"),
-    ("Feedback: incorrect (quarantines the record)", "4", "screen.curate('incorrect')"),
-    ("Forget the selected memory", "d", "screen.curate('forget')"),
-    ("Correct the selected memory's text", "e", "screen.curate('correct')"),
-    ("Resolve a conflicted memory", "r", "screen.curate('resolve')"),
-    ("Mark two memories as conflicting", "c", "screen.curate('conflict')"),
-    ("Undo the selected record's last event", "u", "screen.curate('undo')"),
+    *((v.palette, v.key, f"screen.{v.action}") for v in KEYED if v.palette),
     ("Filter this view", "/", "screen.filter"),
     ("Clear the memory list's filter", "", "screen.clear_filter"),
     ("Show or hide forgotten and conflicted memories", "a", "screen.toggle_hidden"),

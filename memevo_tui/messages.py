@@ -11,7 +11,6 @@ from textual.message import Message
 
 from store import Memory, MemoryLoad, StoreError
 
-from .appstate import Batch
 from .inbox import Line
 from .live import Delta
 from .state import Change
@@ -63,29 +62,12 @@ class StatusChanged(Message):
     """A view's part of the status line changed."""
 
 
-class UndoRequested(Message):
-    """Undo this event, after a preview (asked from the history)."""
-
-    def __init__(self, event_id: str, what: str) -> None:
-        super().__init__()
-        self.event_id = event_id
-        self.what = what
-
-
 class ReloadWanted(Message):
     """Read every row again (a record changed under a write)."""
 
 
 class StoreRecovered(Message):
     """The store answered again after a failure."""
-
-
-class BatchUndoRequested(Message):
-    """Undo every event of one bulk action, after a preview (asked from the history)."""
-
-    def __init__(self, batch: Batch) -> None:
-        super().__init__()
-        self.batch = batch
 
 
 class ShowRecord(Message):

@@ -63,6 +63,10 @@ class OwnWrite:
     """A write of ours committed; these are the records it changed, as stored now."""
 
     rows: tuple[Row, ...]
+    bulk: str = ""
+    """A bulk action's operation ("" one record's write)."""
+    stopped: bool = False
+    """The bulk action stopped before its end (the store could not be written)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,9 +371,9 @@ class DashboardState:
         self.total = len(self.rows)
         return rows
 
-    def written(self, rows: Sequence[Row]) -> None:
+    def written(self, rows: Sequence[Row], *, bulk: str = "", stopped: bool = False) -> None:
         """A write of ours committed: put the changed records in place."""
-        self._tell(OwnWrite(tuple(self._put(rows))))
+        self._tell(OwnWrite(tuple(self._put(rows)), bulk, stopped))
 
     def live_changed(self, events: Sequence[EventRow], rows: Sequence[Row], at: float) -> None:
         """Another connection committed (see ``live.ChangePoller``)."""

@@ -121,6 +121,8 @@ def busy_with(app: MemevoApp) -> str | None:
     for node in nodes:
         if node._message_queue.qsize():
             return f"messages for {node!r}"
+    if app.curator.busy:
+        return "a write of the curator's"
     screen = app.screen  # a layout or a paint not done yet (a pane's text re-wrapping
     if screen._layout_required or screen._scroll_required or screen._dirty_widgets:
         return f"a layout or paint of {screen!r}"  # beside a scrollbar that just appeared

@@ -7,19 +7,10 @@ import argparse
 from store.recall import TOOL_QUERY_MAX
 
 from ..export import FORMATS
+from ..verbs import CLI_VERBS, FEEDBACK
 
 READ_VERBS = ("list", "show", "search", "recall", "explain", "history", "status", "export")
-WRITE_VERBS = (
-    "pin",
-    "unpin",
-    "feedback",
-    "forget",
-    "correct",
-    "conflict",
-    "resolve",
-    "adopt",
-    "undo",
-)
+WRITE_VERBS = tuple(CLI_VERBS)
 FILTER_HELP = (
     "the dashboard's filter tokens, e.g. 'kind:fact state:dormant' (kind: status: state: "
     "origin: is:pinned src: id:, and free words that must all match)"
@@ -167,23 +158,10 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
         help="at most N tabs at once, each its own dashboard process (default 8); a tab "
         "beyond them is told so, and may reload once another is closed",
     )
-    for name, what in (
-        ("pin", "pin an active memory"),
-        ("unpin", "unpin a memory"),
-        ("forget", "forget a memory (it stays in history)"),
-        ("resolve", "resolve a conflicted memory as confirmed"),
-    ):
-        verb(name, what).add_argument("id")
-    p = verb("feedback", "record a verdict on a memory")
-    p.add_argument("id")
-    p.add_argument("verdict", choices=("useful", "unhelpful", "accurate", "incorrect"))
-    p = verb("correct", "replace a memory's text (it becomes a confirmed manual correction)")
-    p.add_argument("id")
-    p.add_argument("text", nargs="+")
-    p = verb("conflict", "mark two active memories of one origin as contradicting")
-    p.add_argument("id")
-    p.add_argument("other_id")
-    p = verb("adopt", "attach an unscoped legacy memory to an origin")
-    p.add_argument("id")
-    p.add_argument("origin")
-    verb("undo", "undo an event, if nothing changed since").add_argument("event_id")
+    for name, first in CLI_VERBS.items():  # the curation verbs (``verbs.VERBS``)
+        p = verb(name, first.cli_help)
+        for arg in first.cli_args:
+            if arg == "verdict":
+                p.add_argument(arg, choices=FEEDBACK)
+            else:
+                p.add_argument(arg, nargs="+" if arg == "text" else None)

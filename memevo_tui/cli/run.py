@@ -16,6 +16,7 @@ from store.status import status as status_report
 
 from ..export import BadExport, ExportRequest, atomic_file, export, format_for
 from ..text import one_line
+from ..verbs import CLI_VERBS, Target, named
 from ..view import HIDDEN_STATUSES, matches, parse_filter
 from .output import Output
 from .parser import WRITE_VERBS
@@ -148,18 +149,15 @@ async def _export(store: MemoryStore, args: argparse.Namespace, o: Output) -> in
 async def _write_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
     verb: str = args.verb
     await store.check()  # never write into a damaged file: it could spread the damage
-    actions: dict[str, Callable[[], Awaitable[str | None]]] = {
-        "pin": lambda: store.pin(args.id),
-        "unpin": lambda: store.unpin(args.id),
-        "forget": lambda: store.forget(args.id),
-        "resolve": lambda: store.resolve(args.id),
-        "feedback": lambda: store.feedback(args.id, args.verdict),
-        "correct": lambda: store.correct(args.id, " ".join(args.text)),
-        "conflict": lambda: store.conflict(args.id, args.other_id),
-        "adopt": lambda: store.adopt(args.id, args.origin),
-        "undo": lambda: store.undo(args.event_id),
-    }
-    event_id = await actions[verb]()
+    target = Target(
+        getattr(args, "id", ""),
+        text=" ".join(getattr(args, "text", ())),
+        other_id=getattr(args, "other_id", ""),
+        origin=getattr(args, "origin", ""),
+        event_id=getattr(args, "event_id", ""),
+    )
+    name = args.verdict if "verdict" in CLI_VERBS[verb].cli_args else verb  # feedback
+    event_id = await named(name).call(store, target)
     if args.json:
         o.json({"event": event_id})
     elif event_id is None:

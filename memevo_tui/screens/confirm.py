@@ -13,8 +13,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
-from ..bulk import WORDS, AnyStep, left_as_they_are, tally
+from ..bulk import AnyStep, left_as_they_are, tally
 from ..text import one_line, visible
+from ..verbs import named
 from ..widgets.event_diff import describe_undo
 from .dialog import Dialog
 
@@ -136,7 +137,7 @@ def bulk_dialog(
                 Text(f"{text.plain} ({step.unchanged})", style="dim"),
             )
         else:
-            table.add_row(WORDS.get(step.op, step.op), text)
+            table.add_row(named(step.op).words, text)
     writes, unchanged, refused = tally(steps)
     one = " (one undo in the history undoes them all)" if grouped else ""
     head = Text(

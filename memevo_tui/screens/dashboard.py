@@ -1,4 +1,4 @@
-"""The main screen: the five views in tabs, the status line, and the keys between them.
+"""The main screen: the six views in tabs, the status line, and the keys between them.
 
 It switches views, carries requests from one view to another (curate this
 search result, undo this event, show this record, show this source's records)
@@ -21,12 +21,10 @@ from store._js import iso
 from ..compat.textual import LateFocusTabs
 from ..inbox import Line
 from ..messages import (
-    BatchUndoRequested,
     ReloadWanted,
     ShowRecord,
     StateChanged,
     StatusChanged,
-    UndoRequested,
 )
 from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, LiveToggled
 from ..views.base import BaseView
@@ -63,7 +61,7 @@ def _b(
 
 
 class Dashboard(Screen[None]):
-    """The dashboard: Memories, History, Learning, Search and Recall."""
+    """The dashboard: Memories, Review, History, Learning, Search and Recall."""
 
     NARROW = 110
     """Below this many columns the detail panes stack under their lists."""
@@ -292,12 +290,6 @@ class Dashboard(Screen[None]):
         row = message.row
         current = self.state.find(row.id) if row is not None else None
         self.memories.curate(current or row, message.verb)
-
-    def on_undo_requested(self, message: UndoRequested) -> None:
-        self.memories.undo_event(message.event_id, message.what)
-
-    def on_batch_undo_requested(self, message: BatchUndoRequested) -> None:
-        self.memories.undo_batch(message.batch)
 
     def on_source_list_open_requested(self, message: SourceList.OpenRequested) -> None:
         self.memories.open_for(f"src:{message.source_id}")

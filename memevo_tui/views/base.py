@@ -11,6 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 from textual.worker import WorkerState
 
+from ..curator import Curator
 from ..filters import Field, Query, parse, say
 from ..messages import StateChanged
 from ..state import Change, DashboardState
@@ -42,6 +43,13 @@ class BaseView(Vertical):
         self.active = False
         """True while the view's tab is shown (the App sets it)."""
         self._unsubscribe: Callable[[], None] | None = None
+
+    @property
+    def curator(self) -> Curator:
+        """The app's Curator: every write goes through it."""
+        curator = getattr(self.app, "curator", None)
+        assert isinstance(curator, Curator), "a view runs inside the memevo-tui app"
+        return curator
 
     def on_mount(self) -> None:
         def tell(change: Change) -> None:

@@ -23,7 +23,7 @@ from store.model import ACTORS
 
 from ..appstate import Batch
 from ..filters import Field, Query
-from ..messages import BatchUndoRequested, StatusChanged, StoreFailed, UndoRequested
+from ..messages import StatusChanged, StoreFailed
 from ..state import Change, DashboardState, EventRow, LiveChanged, OwnWrite, Regrouped, Reloaded
 from ..text import one_line
 from ..view import KIND_NAMES
@@ -283,9 +283,9 @@ class HistoryView(FilteringView):
     def on_event_list_undo_requested(self, message: EventList.UndoRequested) -> None:
         row = message.row
         if isinstance(row, BatchRow):
-            self.post_message(BatchUndoRequested(row.batch))
+            self.curator.undo_batch(row.batch)
             return
         if row is None or isinstance(row, CorruptRow):
             self.notify("Select a valid event to undo", severity="warning")
             return
-        self.post_message(UndoRequested(row.id, f"event {row.id} ({one_line(row.reason, 60)})"))
+        self.curator.undo_event(row.id, f"event {row.id} ({one_line(row.reason, 60)})")

@@ -1,21 +1,14 @@
 """The Memories view: the filter box, the memory list and the detail pane, and curation.
 
-Every curation write of the dashboard runs here, whichever view asked for it
-(Search, Recall and History ask through the main screen). Follow one key, ``p``:
-
-1. ``MemoryList`` binds ``p`` to ``curate('pin')`` and posts ``CurationRequested``;
-2. ``on_memory_list_curation_requested`` hands the row to ``curate``, which checks
-   it and picks the store call (pin or unpin, at the revision on screen);
-3. ``write``, a worker, runs that call and reads back the records it changed;
-4. it answers with ``Written`` (or ``WriteFailed``), nested below;
-5. ``on_memories_view_written`` toasts, and puts the rows into the shared state,
-   which tells every view; ``state_changed`` repaints them in place here.
+A curation key here (or in Search, Recall and Review, through the main screen)
+reaches ``curate``, which hands the record, or the marked records, to the Curator
+(``curator.py``), which writes them; the rows it wrote come back through the shared
+state, and ``state_changed`` repaints them in place. This view keeps the marks
+(``marks.py``) and a pending conflict mark (``c``, then ``c`` on the other record).
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -24,20 +17,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.worker import Worker, WorkerState
 
-from store import Changed, CorruptRow, Memory, Refused, Replaced, StoreError
+from store import Memory, StoreError
 
-from ..bulk import BULK_VERBS, FEEDBACK
 from ..commands import SORTS
 from ..export import BadExport, ExportRequest, Format, atomic_file, export, format_for
-from ..messages import ReloadWanted, StatusChanged, StoreFailed
-from ..screens.confirm import (
-    conflict_dialog,
-    forget_dialog,
-    incorrect_dialog,
-)
-from ..screens.correct import edit_correction
+from ..messages import StatusChanged
 from ..screens.menu import BACKUP, export_menu, sort_menu
 from ..screens.prompt import export_prompt
 from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, OwnWrite, Reloaded, Row
@@ -45,18 +30,7 @@ from ..text import one_line
 from ..view import SORT_KEYS
 from ..widgets.memory_browser import MemoryBrowser
 from ..widgets.memory_list import MemoryList
-from .marks import MarkingView, StoreCall
-
-DONE_LABELS = {
-    "pin": "Pinned",
-    "unpin": "Unpinned",
-    "forget": "Forgotten",
-    "correct": "Corrected",
-    "resolve": "Resolved as confirmed",
-    "conflict": "Marked as conflicting",
-    "undo": "Undone",
-    **{v: f"Feedback recorded: {v}" for v in FEEDBACK},
-}
+from .marks import MarkingView
 
 
 class MemoriesView(MarkingView):
@@ -94,14 +68,6 @@ class MemoriesView(MarkingView):
     ]
 
     @dataclass
-    class Written(Message):
-        """A curation write committed (``event_id`` None: accepted, nothing recorded)."""
-
-        label: str
-        event_id: str | None
-        rows: Sequence[Row]
-
-    @dataclass
     class Exported(Message):
         """An export finished (``error`` set: nothing was written under ``path``)."""
 
@@ -109,18 +75,9 @@ class MemoriesView(MarkingView):
         summary: str
         error: str | None = None
 
-    @dataclass
-    class WriteFailed(Message):
-        """A curation write was refused or could not run; nothing was written."""
-
-        label: str
-        error: StoreError
-
     def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.conflict_mark: Memory | None = None
-        self._writing = 0  # single-record writes not yet answered
-        self._waiting: deque[tuple[str, str]] = deque()  # keys pressed meanwhile
 
     def compose(self) -> ComposeResult:
         yield MemoryBrowser(self.state, sorts=SORTS)
@@ -156,6 +113,8 @@ class MemoriesView(MarkingView):
                 )
         elif isinstance(change, OwnWrite):
             browser.put(change.rows)
+            if change.bulk and change.bulk != "undo" and not change.stopped:
+                self.clear_marks()  # written: the marks have done their work
         elif isinstance(change, LiveChanged):
             self.note_arrivals(change.added)
             browser.put(change.rows)
@@ -313,73 +272,14 @@ class MemoriesView(MarkingView):
 
     def curate(self, row: Row | None, verb: str, *, many: bool = False) -> None:
         """Apply a curation verb to ``row`` (from this list, or asked by another view);
-        with ``many`` and records marked, to every marked record."""
-        if many and self.marks and verb in BULK_VERBS:
-            if not self.refuse_write():
-                self.bulk_with_origin(verb)
+        with ``many`` and records marked, to every marked record. The Curator writes;
+        this view keeps the marks and a pending conflict mark."""
+        if many and self.marks and self.curator.bulk(verb, self.marks, self.arrived):
             return
-        if row is None:
-            self.notify("No memory selected", severity="warning")
-            return
-        if isinstance(row, CorruptRow):
-            self.notify(
-                f"{one_line(row.id)} is a corrupt row: it is shown, never acted upon",
-                severity="error",
-            )
-            return
-        if self.state.store is None:
-            self.notify("The store is still opening", severity="warning")
-            return
-        if self.refuse_write():
-            return
-        if self._writing:  # p p: the second acts on the record as the first leaves it
-            self._waiting.append((row.id, verb))
-            return
-        memory_id, revision = row.id, row.revision
-        if verb == "pin":
-            op = "unpin" if row.pinned else "pin"
-            self.write(op, lambda s: getattr(s, op)(memory_id, expected_revision=revision))
-        elif verb == "incorrect":
-            self.ask(
-                incorrect_dialog(row.content, len(self.state.duplicates(row))),
-                verb,
-                lambda s: s.feedback(memory_id, verb, expected_revision=revision),
-            )
-        elif verb in FEEDBACK:
-            self.write(verb, lambda s: s.feedback(memory_id, verb, expected_revision=revision))
-        elif verb == "resolve":
-            self.write(verb, lambda s: s.resolve(memory_id, expected_revision=revision))
-        elif verb == "forget":
-            self.ask(
-                forget_dialog(row.content),
-                verb,
-                lambda s: s.forget(memory_id, expected_revision=revision),
-            )
-        elif verb == "correct":
-            self._edit_correction(row)
-        elif verb == "conflict":
-            self._mark_conflict(row)
-        elif verb == "undo":
-            self.undo_last(row.id)
-        elif verb == "adopt":
-
-            def adopt(origin: str) -> None:
-                self.write(
-                    "adopt", lambda s: s.adopt(memory_id, origin, expected_revision=revision)
-                )
-
-            self.ask_origin(adopt)
-
-    def _edit_correction(self, row: Memory) -> None:
-        def done(text: str | None) -> None:
-            if text is None:
-                return
-            if text.strip() == row.content.strip():
-                self.notify("Text unchanged: nothing written")
-                return
-            self.write("correct", lambda s: s.correct(row.id, text, expected_revision=row.revision))
-
-        edit_correction(self.app, row.id, row.content, done)
+        if verb != "conflict":
+            self.curator.curate(row, verb)
+        elif (memory := self.curator.usable(row)) is not None:
+            self._mark_conflict(memory)
 
     def _mark_conflict(self, row: Memory) -> None:
         mark = self.conflict_mark
@@ -393,88 +293,4 @@ class MemoriesView(MarkingView):
             return
         self.conflict_mark = None
         self.post_message(StatusChanged())
-        self.ask(
-            conflict_dialog(mark.content, row.content),
-            "conflict",
-            lambda s: s.conflict(mark.id, row.id, expected_revision=mark.revision),
-        )
-
-    def write(self, verb: str, op: StoreCall) -> None:
-        """Run one store write; a curation key pressed meanwhile waits for its answer."""
-        self._writing += 1
-        self._write(verb, op)
-
-    def _wrote(self) -> None:
-        """A write was answered (its rows are in the state): run a key that waited."""
-        self._writing = max(0, self._writing - 1)
-        if not self._writing and self._waiting:
-            memory_id, verb = self._waiting.popleft()
-            self.curate(self.state.find(memory_id), verb)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A write that ended without an answer (it crashed, or was cancelled) still
-        lets the keys after it run: they are dropped, as after a refusal."""
-        worker = event.worker
-        ended = event.state in (WorkerState.ERROR, WorkerState.CANCELLED)
-        if worker.group == "write-one" and ended:
-            self._waiting.clear()
-            self._wrote()
-            if event.state == WorkerState.ERROR:
-                self.notify(f"The write failed: {worker.error}", severity="error")
-
-    @work(group="write-one", exit_on_error=False)
-    async def _write(self, verb: str, op: StoreCall) -> None:
-        """Run one store write and read back the records it changed."""
-        store = self.state.store
-        if store is None:
-            return
-        try:
-            event_id = await op(store)
-            rows: list[Row] = []
-            if event_id is not None:
-                event = await store.event(event_id)
-                rows = await store.memories(event.record_ids)
-        except StoreError as exc:  # refused, read-only, busy: nothing was written
-            self.post_message(self.WriteFailed(verb, exc))
-            return
-        self.post_message(self.Written(verb, event_id, rows))
-
-    def on_memories_view_write_failed(self, message: WriteFailed) -> None:
-        self._waiting.clear()  # refused: the keys pressed after it assumed it was written
-        self._tell_failed(message)
-        self._wrote()
-
-    def _tell_failed(self, message: WriteFailed) -> None:
-        error = message.error
-        if isinstance(error, Changed):
-            title = "Changed under you"
-        else:
-            title = "Refused" if isinstance(error, Refused) else f"Not written: {error.cause}"
-        if isinstance(error, Replaced):  # the app says so, and keeps saying it
-            self.post_message(StoreFailed(error))
-            return
-        self.notify(f"{message.label}: {error}", title=title, severity="error", timeout=8)
-        if isinstance(error, Changed):
-            self.post_message(ReloadWanted())
-
-    def on_memories_view_written(self, message: Written) -> None:
-        self._tell_written(message)
-        self._wrote()
-
-    def _tell_written(self, message: Written) -> None:
-        if message.event_id is None:
-            self.notify(
-                f"Feedback {message.label} accepted but nothing changed (the same verdict is "
-                "already recorded, or it is older than the record)",
-                title="Unchanged",
-            )
-            return
-        first = message.rows[-1] if message.rows else None
-        if message.label == "incorrect":
-            also = len(message.rows) - 1
-            text = "Marked incorrect: quarantined" + (f" with {also} duplicate(s)" if also else "")
-            self.notify(f"{text}; r resolves it, 3 marks it accurate", title="Saved")
-        else:
-            target = f" · {first.id}" if first is not None else ""
-            self.notify(f"{DONE_LABELS.get(message.label, message.label)}{target}", title="Saved")
-        self.state.written(message.rows)
+        self.curator.conflict(mark, row)

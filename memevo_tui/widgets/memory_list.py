@@ -21,6 +21,7 @@ from ..glyphs import (
     time_left,
 )
 from ..text import one_line
+from ..verbs import KEYED
 from ..view import origin_name
 from .virtual_list import Column, VirtualList
 
@@ -58,79 +59,9 @@ def memory_cells(row: Row) -> dict[str, str]:
     }
 
 
-CURATION_BINDINGS: tuple[Binding, ...] = (
-    Binding("p", "curate('pin')", "Pin", id="memory.pin", tooltip="Pin or unpin the record"),
-    Binding(
-        "1",
-        "curate('useful')",
-        "Useful",
-        id="memory.useful",
-        show=False,
-        tooltip="Feedback: useful",
-    ),
-    Binding(
-        "2",
-        "curate('unhelpful')",
-        "Unhelpful",
-        id="memory.unhelpful",
-        show=False,
-        tooltip="Feedback: unhelpful",
-    ),
-    Binding(
-        "3",
-        "curate('accurate')",
-        "Accurate",
-        id="memory.accurate",
-        show=False,
-        tooltip="Feedback: accurate",
-    ),
-    Binding(
-        "4",
-        "curate('incorrect')",
-        "Incorrect",
-        id="memory.incorrect",
-        show=False,
-        tooltip="Feedback: incorrect (asks first: it quarantines the record)",
-    ),
-    Binding("d", "curate('forget')", "Forget", id="memory.forget", tooltip="Forget (asks first)"),
-    Binding(
-        "e",
-        "curate('correct')",
-        "Correct",
-        id="memory.correct",
-        tooltip="Correct the text in $VISUAL or $EDITOR (else in a built-in editor)",
-    ),
-    Binding(
-        "r",
-        "curate('resolve')",
-        "Resolve",
-        id="memory.resolve",
-        show=False,
-        tooltip="Resolve a conflicted record as confirmed",
-    ),
-    Binding(
-        "c",
-        "curate('conflict')",
-        "Conflict",
-        id="memory.conflict",
-        show=False,
-        tooltip="Mark, then pick the contradicting record and press again",
-    ),
-    Binding(
-        "A",
-        "curate('adopt')",
-        "Adopt",
-        id="memory.adopt",
-        show=False,
-        tooltip="Adopt an unscoped legacy record into an origin (asks which)",
-    ),
-    Binding(
-        "u",
-        "curate('undo')",
-        "Undo",
-        id="memory.undo",
-        tooltip="Undo the record's last event (shows a preview)",
-    ),
+CURATION_BINDINGS: tuple[Binding, ...] = tuple(
+    Binding(v.key, v.action, v.label, id=v.binding_id, show=v.footer, tooltip=v.tooltip)
+    for v in KEYED
 )
 """The curation keys, on every list of records (ids shared: one remap serves all)."""
 

@@ -1,0 +1,301 @@
+"""The curation verbs, each declared once.
+
+A ``Verb`` is one upstream write: its store call, its key, its words (the key's label
+and help, the palette's title, what a toast says once it is written, what a bulk
+preview calls it), whether it applies to many marked records and how a bulk preview
+describes a record it leaves as it is, what it asks before writing, and its command
+line. Everything that offers a verb reads it from here: the curation keys of every
+list of records (``widgets.memory_list``), the palette (``commands``), the bulk
+planner (``bulk``), the views' toasts, the help screen (through the keys) and the
+command line (``cli.parser``, ``cli.run``).
+
+Adding a verb is one entry in ``VERBS`` plus its store call. No Textual here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from store import Memory, MemoryStore
+
+FEEDBACK = ("useful", "unhelpful", "accurate", "incorrect")
+"""The verdicts pi records (``store.feedback``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What one write names. ``revision``: the one the record had on screen (the write
+    is refused if it changed since); None writes whatever revision is stored (the CLI)."""
+
+    memory_id: str = ""
+    revision: int | None = None
+    text: str = ""
+    """correct: the new text."""
+    other_id: str = ""
+    """conflict: the contradicting record."""
+    origin: str = ""
+    """adopt: the origin the legacy record joins."""
+    event_id: str = ""
+    """undo: the event undone."""
+
+
+StoreCall = Callable[[MemoryStore, Target], Awaitable[str | None]]
+"""One upstream write: the id of the event it recorded, or None when nothing changed."""
+
+Asks = Literal["", "confirm", "origin", "text", "other", "event"]
+
+
+def _never(m: Memory) -> str | None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Verb:
+    name: str
+    """The operation, as ``curate('<name>')`` and the CLI name it."""
+    call: StoreCall
+    key: str
+    """Its key in every list of records ("" reached through another verb: unpin)."""
+    label: str
+    """The key's label in the footer and help."""
+    tooltip: str
+    """What the key does, in the help."""
+    palette: str
+    """Its title in the command palette ("" not listed there)."""
+    done: str
+    """The toast once one record is written: "Pinned"."""
+    did: str
+    """How a bulk action's toast counts what it wrote: "Pinned {n}"."""
+    words: str
+    """How a bulk preview names the write: "resolve as confirmed"."""
+    footer: bool = False
+    """Shown in the footer (else in help and the palette only)."""
+    bulk: bool = False
+    """Applies to every marked record at once."""
+    asks: Asks = ""
+    """What it needs from the user before it writes: a yes ("confirm", the verb's own
+    dialog), an origin, a new text, the contradicting record, or the event (undo looks
+    up the record's last one and previews it)."""
+    refusal: Callable[[Memory], str | None] = _never
+    """Upstream's refusal for a record, in its words (a bulk preview lists it)."""
+    unchanged: Callable[[Memory], str | None] = _never
+    """Why a bulk action leaves a record as it is (it already is what the verb makes
+    it). A single key still writes: pi records a repeated pin, and a repeated verdict
+    as a receipt; a bulk action writes only what changes."""
+    cli: str = ""
+    """The command-line verb it is written by (the verdicts share ``feedback``)."""
+    cli_help: str = ""
+    cli_args: tuple[str, ...] = ("id",)
+    """Its command line's arguments: ``id``, ``verdict``, ``text`` (the rest of the
+    line), ``other_id``, ``origin`` or ``event_id``."""
+
+    @property
+    def binding_id(self) -> str:
+        return f"memory.{self.name}"
+
+    @property
+    def action(self) -> str:
+        return f"curate({self.name!r})"
+
+
+def _inactive(m: Memory) -> str | None:
+    return None if m.active else "Resolve/correct the memory first"
+
+
+def _already(verdict: str) -> Callable[[Memory], str | None]:
+    def unchanged(m: Memory) -> str | None:
+        given = m.utility if verdict in ("useful", "unhelpful") else m.accuracy
+        return (
+            f"already marked {verdict}" if given is not None and given.verdict == verdict else None
+        )
+
+    return unchanged
+
+
+def _feedback(verdict: str) -> StoreCall:
+    return lambda s, t: s.feedback(t.memory_id, verdict, expected_revision=t.revision)
+
+
+_FEEDBACK_KEYS = {
+    "useful": ("1", "Feedback: useful", "Feedback: useful"),
+    "unhelpful": ("2", "Feedback: unhelpful", "Feedback: unhelpful"),
+    "accurate": ("3", "Feedback: accurate", "Feedback: accurate"),
+    "incorrect": (
+        "4",
+        "Feedback: incorrect (asks first: it quarantines the record)",
+        "Feedback: incorrect (quarantines the record)",
+    ),
+}
+
+VERBS: tuple[Verb, ...] = (
+    Verb(
+        "pin",
+        lambda s, t: s.pin(t.memory_id, expected_revision=t.revision),
+        "p",
+        "Pin",
+        "Pin or unpin the record",
+        "Pin or unpin the selected memory",
+        "Pinned",
+        "Pinned {n}",
+        "pin",
+        footer=True,
+        bulk=True,
+        refusal=_inactive,
+        unchanged=lambda m: "already pinned" if m.pinned else None,
+        cli="pin",
+        cli_help="pin an active memory",
+    ),
+    Verb(
+        "unpin",
+        lambda s, t: s.unpin(t.memory_id, expected_revision=t.revision),
+        "",
+        "Unpin",
+        "Unpin the record (p on a pinned one)",
+        "",
+        "Unpinned",
+        "Unpinned {n}",
+        "unpin",
+        cli="unpin",
+        cli_help="unpin a memory",
+    ),
+    *(
+        Verb(
+            verdict,
+            _feedback(verdict),
+            key,
+            verdict.capitalize(),
+            tooltip,
+            palette,
+            f"Feedback recorded: {verdict}",
+            f"Marked {{n}} {verdict}",
+            f"mark {verdict}",
+            bulk=True,
+            asks="confirm" if verdict == "incorrect" else "",
+            refusal=_inactive,
+            unchanged=_already(verdict),
+            cli="feedback",
+            cli_help="record a verdict on a memory",
+            cli_args=("id", "verdict"),
+        )
+        for verdict, (key, tooltip, palette) in _FEEDBACK_KEYS.items()
+    ),
+    Verb(
+        "forget",
+        lambda s, t: s.forget(t.memory_id, expected_revision=t.revision),
+        "d",
+        "Forget",
+        "Forget (asks first)",
+        "Forget the selected memory",
+        "Forgotten",
+        "Forgot {n}",
+        "forget",
+        footer=True,
+        bulk=True,
+        asks="confirm",
+        cli="forget",
+        cli_help="forget a memory (it stays in history)",
+    ),
+    Verb(
+        "correct",
+        lambda s, t: s.correct(t.memory_id, t.text, expected_revision=t.revision),
+        "e",
+        "Correct",
+        "Correct the text in $VISUAL or $EDITOR (else in a built-in editor)",
+        "Correct the selected memory's text",
+        "Corrected",
+        "Corrected {n}",
+        "correct",
+        footer=True,
+        asks="text",
+        cli="correct",
+        cli_help="replace a memory's text (it becomes a confirmed manual correction)",
+        cli_args=("id", "text"),
+    ),
+    Verb(
+        "resolve",
+        lambda s, t: s.resolve(t.memory_id, expected_revision=t.revision),
+        "r",
+        "Resolve",
+        "Resolve a conflicted record as confirmed",
+        "Resolve a conflicted memory",
+        "Resolved as confirmed",
+        "Resolved {n}",
+        "resolve as confirmed",
+        bulk=True,
+        refusal=lambda m: None if m.status == "conflicted" else "Memory is not conflicted",
+        cli="resolve",
+        cli_help="resolve a conflicted memory as confirmed",
+    ),
+    Verb(
+        "conflict",
+        lambda s, t: s.conflict(t.memory_id, t.other_id, expected_revision=t.revision),
+        "c",
+        "Conflict",
+        "Mark, then pick the contradicting record and press again",
+        "Mark two memories as conflicting",
+        "Marked as conflicting",
+        "Marked {n} as conflicting",
+        "mark as conflicting",
+        asks="other",
+        cli="conflict",
+        cli_help="mark two active memories of one origin as contradicting",
+        cli_args=("id", "other_id"),
+    ),
+    Verb(
+        "adopt",
+        lambda s, t: s.adopt(t.memory_id, t.origin, expected_revision=t.revision),
+        "A",
+        "Adopt",
+        "Adopt an unscoped legacy record into an origin (asks which)",
+        "Adopt an unscoped legacy memory into an origin",
+        "Adopted",
+        "Adopted {n}",
+        "adopt into",
+        bulk=True,
+        asks="origin",
+        refusal=lambda m: (
+            None if m.scope == "legacy" else "Only unscoped legacy memories can be adopted"
+        ),
+        cli="adopt",
+        cli_help="attach an unscoped legacy memory to an origin",
+        cli_args=("id", "origin"),
+    ),
+    Verb(
+        "undo",
+        lambda s, t: s.undo(t.event_id),
+        "u",
+        "Undo",
+        "Undo the record's last event (shows a preview)",
+        "Undo the selected record's last event",
+        "Undone",
+        "Undid {n}",
+        "undo",
+        footer=True,
+        asks="event",
+        cli="undo",
+        cli_help="undo an event, if nothing changed since",
+        cli_args=("event_id",),
+    ),
+)
+
+BY_NAME: dict[str, Verb] = {v.name: v for v in VERBS}
+KEYED: tuple[Verb, ...] = tuple(v for v in VERBS if v.key)
+"""The verbs with a key of their own, in the order help and the palette list them."""
+BULK_VERBS: tuple[str, ...] = tuple(v.name for v in VERBS if v.bulk)
+CLI_VERBS: dict[str, Verb] = {}
+"""Each command-line write verb, and the first verb written by it (its help, arguments)."""
+for _v in VERBS:
+    CLI_VERBS.setdefault(_v.cli, _v)
+CLI_VERBS.pop("", None)
+
+
+def named(name: str) -> Verb:
+    """The verb called ``name`` (KeyError: no such verb)."""
+    return BY_NAME[name]
+
+
+def op_for(name: str, pinned: bool) -> str:
+    """The operation a key's verb writes on a record: ``p`` on a pinned one unpins it."""
+    return "unpin" if name == "pin" and pinned else name

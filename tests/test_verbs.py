@@ -1,0 +1,63 @@
+"""One declaration per curation verb (``memevo_tui.verbs``), read by the keys, the palette,
+the help, the bulk planner and the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memevo_tui.__main__ import build_parser
+from memevo_tui.cli.parser import WRITE_VERBS
+from memevo_tui.commands import all_commands
+from memevo_tui.keymap import key_groups
+from memevo_tui.screens.confirm import ConfirmScreen
+from memevo_tui.verbs import BULK_VERBS, CLI_VERBS, KEYED, VERBS, named
+from memevo_tui.widgets.memory_list import MemoryList
+
+from apphelpers import dialog_text, make_app, press, settle, stored, wait_loaded
+
+
+@pytest.mark.parametrize("verb", KEYED, ids=lambda v: v.name)
+def test_a_keyed_verb_is_a_key_a_palette_entry_and_a_help_line(verb) -> None:  # type: ignore[no-untyped-def]
+    bindings = {b.id: b for b in MemoryList.BINDINGS if not isinstance(b, tuple)}
+    binding = bindings[verb.binding_id]
+    assert (binding.key, binding.action, binding.description) == (verb.key, verb.action, verb.label)
+    assert (verb.palette, verb.key, f"screen.curate({verb.name!r})") in all_commands()
+    helped = {b.id for _, group in key_groups() for b in group if not isinstance(b, tuple)}
+    assert verb.binding_id in helped
+
+
+def test_every_cli_write_verb_comes_from_the_registry() -> None:
+    assert set(WRITE_VERBS) == {v.cli for v in VERBS if v.cli}
+    parser = build_parser()
+    for name, first in CLI_VERBS.items():
+        sample = {"text": "new text", "verdict": "useful"}
+        args = parser.parse_args([name, *(sample.get(a, "x") for a in first.cli_args)])
+        assert args.verb == name
+    for v in VERBS:
+        if v.bulk:
+            assert v.name in BULK_VERBS and v.words and "{n}" in v.did
+
+
+def test_the_words_of_a_verb() -> None:
+    assert named("resolve").words == "resolve as confirmed"
+    assert named("forget").did.format(n=3) == "Forgot 3"
+
+
+async def test_bulk_adopt_names_the_origin_once_and_adopts(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("slash", *"origin:legacy", "enter")
+        await settle(pilot)
+        await press(pilot, "ctrl+a", "A")
+        await pilot.press(*"/home/me/app", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        text = dialog_text(app.screen)
+        assert "Adopt into /home/me/app: " in text and "into into" not in text
+        marked = sorted(app.query_one("#memory-list", MemoryList).marked)
+        await press(pilot, "y")
+        adopted = [m for m in marked if stored(realistic, m)["scope"] == "/home/me/app"]
+        assert adopted  # the legacy records joined the origin (pi's refusals aside)
