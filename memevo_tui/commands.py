@@ -14,6 +14,8 @@ from typing import Any
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from .verbs import KEYED
+from .view import SORTS
+from .views.registry import VIEWS
 
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     *((v.palette, v.key, f"screen.{v.action}") for v in KEYED if v.palette),
@@ -22,18 +24,13 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Show or hide forgotten and conflicted memories", "a", "screen.toggle_hidden"),
     ("Sort the memory list (a menu of columns)", "o", "screen.sort_menu"),
     ("Reverse the sort order", "O", "screen.reverse_sort"),
-    ("Show memories", "m", "screen.show_tab('memories')"),
-    ("Show event history", "h", "screen.show_tab('history')"),
-    ("Search memories", "s", "screen.show_tab('search')"),
-    ("Recall preview: what pi would inject", "i", "screen.show_tab('recall')"),
-    ("Show the learning queue", "l", "screen.show_tab('learning')"),
+    *((v.palette, v.key, f"screen.show_tab({v.id!r})") for v in VIEWS),
     ("Copy the highlighted id", "y", "screen.yank(False)"),
     ("Copy the highlighted text", "Y", "screen.yank(True)"),
     ("Hide or show the detail pane", "z", "screen.toggle_side"),
     ("Pause or resume live updates", "ctrl+space", "toggle_live"),
     ("Time dial: show the store as of another day", "t", "screen.time_dial"),
     ("Time dial: back to now", "0", "screen.now"),
-    ("Review queue: what needs a human", "w", "screen.show_tab('review')"),
     ("Mark or unmark the highlighted record", "space", "screen.mark"),
     ("Export the marked records, or the listed ones, to a file", "ctrl+e", "screen.export"),
     (
@@ -43,18 +40,6 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ),
     ("Reload from the store", "ctrl+r", "reload"),
     ("Help: keys and legend", "?", "help"),
-)
-SORTS = (
-    "updated",
-    "confirmed",
-    "fresh",
-    "state",
-    "kind",
-    "status",
-    "origin",
-    "evidence",
-    "feedback",
-    "content",
 )
 
 

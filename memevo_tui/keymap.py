@@ -24,16 +24,8 @@ from .screens.help import HelpScreen
 from .screens.inbox import InboxScreen
 from .screens.menu import Menu
 from .screens.prompt import PromptScreen
-from .views.history import HistoryView
-from .views.marks import MarkingView
-from .views.memories import MemoriesView
-from .widgets.event_list import EventList
-from .widgets.memory_list import CURATION_BINDINGS, MemoryList
+from .views.registry import VIEWS
 from .widgets.option_list import KeyedOptionList
-from .widgets.recall_list import RecallList
-from .widgets.recall_pane import RecallPane
-from .widgets.review_list import ReviewList
-from .widgets.source_list import SourceList
 from .widgets.split import Split
 from .widgets.virtual_list import VirtualList
 
@@ -87,29 +79,11 @@ PALETTE = Binding(
 
 def key_groups() -> list[tuple[str, list[BindingType]]]:
     """Every binding by where it works, as the help lists them."""
-    curation = {b.id for b in CURATION_BINDINGS}
     return [
         ("anywhere", [PALETTE, *Dashboard.BINDINGS]),
         ("lists", list(VirtualList.BINDINGS)),
         ("list and pane", list(Split.BINDINGS)),
-        ("memory list", [*MemoriesView.BINDINGS, *MarkingView.BINDINGS, *MemoryList.BINDINGS]),
-        ("history", [*HistoryView.BINDINGS, *EventList.BINDINGS]),
-        ("learning", [b for b in SourceList.BINDINGS if b not in VirtualList.BINDINGS]),
-        (
-            "recall preview",
-            [
-                *RecallPane.BINDINGS,
-                *(
-                    b
-                    for b in RecallList.BINDINGS
-                    if isinstance(b, Binding) and b.id not in curation
-                ),
-            ],
-        ),
-        (
-            "review",
-            [b for b in ReviewList.BINDINGS if isinstance(b, Binding) and b.id not in curation],
-        ),
+        *((view.scope, (view.help or view.keys)()) for view in VIEWS if view.scope),
         ("dialogs", [*ConfirmScreen.BINDINGS, *PromptScreen.BINDINGS]),
         ("editor", list(CorrectScreen.BINDINGS)),
         ("menus", list(Menu.BINDINGS)),
@@ -123,17 +97,7 @@ def scopes() -> dict[str, list[BindingType]]:
     lists = [*VirtualList.BINDINGS, *Split.BINDINGS]
     return {
         "anywhere": anywhere,
-        "memory list": [
-            *anywhere,
-            *lists,
-            *MemoriesView.BINDINGS,
-            *MarkingView.BINDINGS,
-            *MemoryList.BINDINGS,
-        ],
-        "review": [*anywhere, *lists, *ReviewList.BINDINGS],
-        "history": [*anywhere, *lists, *HistoryView.BINDINGS, *EventList.BINDINGS],
-        "learning": [*anywhere, *lists, *SourceList.BINDINGS],
-        "recall preview": [*anywhere, *lists, *RecallList.BINDINGS, *RecallPane.BINDINGS],
+        **{view.scope: [*anywhere, *lists, *view.keys()] for view in VIEWS if view.scope},
         "dialogs": list(ConfirmScreen.BINDINGS),
         "editor": list(CorrectScreen.BINDINGS),
         "help": list(HelpScreen.BINDINGS),

@@ -154,6 +154,8 @@ SORT_KEYS: dict[str, tuple[str, Callable[[Memory], object]]] = {
     "share": ("share of its horizon left", time_left),
 }
 SORT_ORDER = tuple(SORT_KEYS)
+SORTS = tuple(key for key in SORT_ORDER if key != "share")
+"""The sorts the memory list's menu and the palette offer."""
 DEFAULT_DESCENDING = frozenset(("updated", "confirmed", "share", "evidence", "feedback"))
 
 

@@ -61,3 +61,25 @@ async def test_bulk_adopt_names_the_origin_once_and_adopts(realistic: Path) -> N
         await press(pilot, "y")
         adopted = [m for m in marked if stored(realistic, m)["scope"] == "/home/me/app"]
         assert adopted  # the legacy records joined the origin (pi's refusals aside)
+
+
+async def test_each_view_is_a_tab_a_key_a_palette_entry_and_a_scope(realistic: Path) -> None:
+    from textual.widgets import TabbedContent
+
+    from memevo_tui.keymap import scopes
+    from memevo_tui.screens.dashboard import Dashboard
+    from memevo_tui.views.registry import VIEWS
+
+    ids = {b.id for b in Dashboard.BINDINGS if not isinstance(b, tuple)}
+    named_scopes = scopes()
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        tabs = app.query_one("#tabs", TabbedContent)
+        for view in reversed(VIEWS):  # memories last: its key is pressed from another tab
+            assert f"app.{view.id}" in ids
+            assert (view.palette, view.key, f"screen.show_tab({view.id!r})") in all_commands()
+            assert not view.scope or view.scope in named_scopes
+            await press(pilot, "escape", view.key)  # out of a prompt box first
+            assert tabs.active == view.id
+            assert isinstance(app.screen.query_one(f"#{view.id}").query_one(view.cls), view.cls)

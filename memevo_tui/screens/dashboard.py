@@ -28,11 +28,10 @@ from ..messages import (
 )
 from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, LiveToggled
 from ..views.base import BaseView
-from ..views.history import HistoryView
 from ..views.learning import LearningView
 from ..views.memories import MemoriesView
 from ..views.recall import RecallView
-from ..views.review import ReviewView
+from ..views.registry import VIEWS
 from ..views.search import SearchView
 from ..when import HELP, BadMoment, moment, parse_moment
 from ..widgets.app_footer import AppFooter
@@ -73,18 +72,7 @@ class Dashboard(Screen[None]):
            "This help: keys, states, filter syntax", key_display="?"),
         _b("slash", "filter", "Filter", "app.filter",
            "Filter this view (or type its query or prompt)", key_display="/"),
-        _b("m", "show_tab('memories')", "Memories", "app.memories", "Show the memory list",
-           show=False),
-        _b("h", "show_tab('history')", "History", "app.history", "Show the event history",
-           show=False),
-        _b("s", "show_tab('search')", "Search", "app.search", "Search like /memory search",
-           show=False),
-        _b("i", "show_tab('recall')", "Recall", "app.recall",
-           "Recall preview: what pi would inject for a prompt, and why", show=False),
-        _b("l", "show_tab('learning')", "Learning", "app.learning",
-           "Show the learning queue and its model calls", show=False),
-        _b("w", "show_tab('review')", "Review", "app.review",
-           "The review queue: the records that need you, most urgent first", show=False),
+        *(view.binding for view in VIEWS),  # a key for each view
         _b("ctrl+space", "app.toggle_live", "Live", "app.live",
            "Pause or resume live updates", show=False),
         _b("t", "time_dial", "Time", "app.time",
@@ -108,18 +96,9 @@ class Dashboard(Screen[None]):
         state = self.state
         yield Header()
         with LateFocusTabs(id="tabs", initial="memories"):
-            with TabPane("Memories", id="memories"):
-                yield MemoriesView(state)
-            with TabPane("History", id="history"):
-                yield HistoryView(state)
-            with TabPane("Learning", id="learning"):
-                yield LearningView(state)
-            with TabPane("Search", id="search"):
-                yield SearchView(state)
-            with TabPane("Recall", id="recall"):
-                yield RecallView(state)
-            with TabPane("Review", id="review"):
-                yield ReviewView(state)
+            for view in VIEWS:
+                with TabPane(view.title, id=view.id):
+                    yield view.cls(state)
         yield StatusLine(id="status-line")
         yield AppFooter()
 
