@@ -32,7 +32,6 @@ from store.recall import Purpose, Recall
 
 from .appstate import AppState
 from .compat import loop_has_ready
-from .view import View
 
 if TYPE_CHECKING:
     from store.index import RecallIndex
@@ -160,10 +159,6 @@ class DashboardState:
         """What failed last, until the store answers again."""
         self.problem = ""
         """That failure in a few words, for the status line."""
-        self.view = View()
-        """The memory list's filter, sort and hidden-record setting."""
-        self.haystacks: dict[str, str] = {}
-        """Lower-cased filter text per record id, built as the filter needs it."""
         self.live = True
         self.last_rowid = 0
         """The newest event this dashboard has seen."""
@@ -335,7 +330,6 @@ class DashboardState:
         self.corrupt = len(load.corrupt)
         self._full_loads += 1
         self._changed.clear()
-        self.haystacks.clear()
 
     def replace(
         self, load: MemoryLoad[Memory], *, partial: bool, total: int, last_rowid: int
@@ -366,8 +360,6 @@ class DashboardState:
             else:
                 self.rows[i] = r
         self._changed.update((r.id, r) for r in rows)
-        for memory_id in (r.id for r in rows):
-            self.haystacks.pop(memory_id, None)
         self.total = len(self.rows)
         return rows
 
@@ -405,24 +397,6 @@ class DashboardState:
     def set_live(self, live: bool) -> None:
         self.live = live
         self._tell(LiveToggled(live))
-
-    def set_view(
-        self,
-        *,
-        query: str | None = None,
-        show_hidden: bool | None = None,
-        sort: str | None = None,
-        descending: bool | None = None,
-    ) -> View:
-        """Change the memory list's settings (the memory list re-applies them)."""
-        v = self.view
-        self.view = View(
-            query=v.query if query is None else query,
-            show_hidden=v.show_hidden if show_hidden is None else show_hidden,
-            sort=v.sort if sort is None else sort,
-            descending=v.descending if descending is None else descending,
-        )
-        return self.view
 
     # ------------------------------------------------------------ recall
 

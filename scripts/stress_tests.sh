@@ -10,9 +10,7 @@ cd "$(dirname "$0")/.."
 python=${PYTHON:-.venv/bin/python}
 runs=${RUNS:-5}
 tests=(tests/test_app.py tests/test_many.py tests/test_snapshots.py tests/test_recall_view.py tests/test_live.py
-       tests/test_bulk_edges.py tests/test_replaced.py)
-# The demo learner's one-minute run checks the store, not the screen: left out to save time.
-skip="not test_demo_learner_leaves_the_store_valid_after_a_minute"
+       tests/test_bulk_edges.py tests/test_replaced.py tests/test_daily.py tests/test_verbs.py)
 work=$(mktemp -d)
 loops=()
 cleanup() {
@@ -32,7 +30,7 @@ total_failed=0
 total_passed=0
 for run in $(seq "$runs"); do
   start=$(date +%s)
-  "$python" -m pytest -q -p no:cacheprovider -k "$skip" --junitxml="$work/run$run.xml" \
+  "$python" -m pytest -q -p no:cacheprovider --junitxml="$work/run$run.xml" \
     "${tests[@]}" >"$work/run$run.log" 2>&1
   read -r passed failed < <("$python" - "$work/run$run.xml" <<'PY'
 import sys

@@ -18,7 +18,9 @@ from textual.widgets import Input
 
 from memevo_tui.app import MemevoApp
 from memevo_tui.screens.confirm import ConfirmScreen
+from memevo_tui.view import View
 from memevo_tui.views.base import BaseView
+from memevo_tui.widgets.memory_browser import MemoryBrowser
 from memevo_tui.widgets.memory_list import MemoryList
 from store import fixed_clock
 
@@ -214,6 +216,11 @@ async def select(pilot: Pilot[None], memory_id: str) -> None:
     await settle(pilot)
     memory_list = pilot.app.query_one("#memory-list", MemoryList)
     assert memory_list.highlighted is not None and memory_list.highlighted.id == memory_id
+
+
+def list_view(app: MemevoApp) -> View:
+    """The memory list's settings: its filter, sort and hidden-records setting."""
+    return app.query_one(MemoryBrowser).view
 
 
 def memory_list(app: MemevoApp) -> MemoryList:

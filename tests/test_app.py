@@ -26,6 +26,7 @@ from apphelpers import (
     Notes,
     event_count,
     last_event,
+    list_view,
     make_app,
     memory_list,
     press,
@@ -63,16 +64,16 @@ async def test_browse_sort_filter_and_toggle(realistic: Path) -> None:
         assert isinstance(app.screen, Menu)
         await pilot.press("down", "enter")
         await settle(pilot)
-        assert app.state.view.sort == "confirmed" and app.state.view.descending
+        assert list_view(app).sort == "confirmed" and list_view(app).descending
         await pilot.press("o", "down", "down", "enter")
         await settle(pilot)
-        assert app.state.view.sort == "state"
+        assert list_view(app).sort == "state"
         await pilot.press("o", "enter")  # the current column again: reversed
         await settle(pilot)
-        assert app.state.view.sort == "state" and app.state.view.descending
+        assert list_view(app).sort == "state" and list_view(app).descending
         await pilot.press("o", "escape")
         await settle(pilot)
-        assert app.state.view.sort == "state" and not isinstance(app.screen, Menu)
+        assert list_view(app).sort == "state" and not isinstance(app.screen, Menu)
         await app.run_action("screen.sort_by('share')")  # share of its horizon left
         fresh = [time_left(r) for r in memory_list(app).rows if isinstance(r, Memory)]
         assert fresh == sorted(fresh, reverse=True)

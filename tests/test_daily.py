@@ -33,6 +33,7 @@ from apphelpers import (
     Notes,
     event_count,
     last_event,
+    list_view,
     make_app,
     press,
     select,
@@ -241,10 +242,10 @@ async def test_esc_leaves_every_box_and_clears_a_filter(realistic: Path) -> None
         assert app.query_one(RecallPane).prompt == "kyverno"
         await pilot.press("slash", *"kind:decision", "escape")
         await settle(pilot)
-        assert app.focused is memories(app) and app.state.view.query == "kind:decision"
+        assert app.focused is memories(app) and list_view(app).query == "kind:decision"
         await pilot.press("escape")  # in the list: clears the filter
         await settle(pilot)
-        assert app.state.view.query == "" and len(memories(app).rows) == 186
+        assert list_view(app).query == "" and len(memories(app).rows) == 186
 
 
 async def test_filter_errors_show_inline_and_match_nothing(realistic: Path) -> None:
@@ -307,7 +308,7 @@ async def test_keys_typed_ahead_go_where_the_key_before_them_sent_the_focus(
         burst(app, "slash", *"postgres", "enter")
         await settle(pilot)
         assert app.query_one("#filter", Input).value == "postgres"
-        assert app.state.view.query == "postgres" and app.state.view.sort == "updated"
+        assert list_view(app).query == "postgres" and list_view(app).sort == "updated"
         assert app.focused is memories(app) and not isinstance(app.screen, ConfirmScreen)
         assert event_count(realistic) == before
         burst(app, "h", "slash", *"verb:pin")
@@ -334,7 +335,7 @@ async def test_where_the_cursor_ends_depends_on_the_filter_not_on_typing_pauses(
         await pilot.press(*"pinned", "enter")
         await settle(pilot)
         listed = memories(app)
-        assert app.state.view.query == "origin:infra kind:fact is:unpinned"
+        assert list_view(app).query == "origin:infra kind:fact is:unpinned"
         assert listed.cursor == 0 and listed.rows[0].id == top  # where it was, still shown
         await pilot.press("j", "j")
         await settle(pilot)
@@ -399,7 +400,7 @@ async def test_enter_on_a_source_without_records_says_so(realistic: Path) -> Non
         await pilot.press(*["j"] * index, "enter")
         await settle(pilot)
         assert app.query_one("#tabs", TabbedContent).active == "learning"
-        assert app.state.view.query == ""  # no filter was set
+        assert list_view(app).query == ""  # no filter was set
         assert "No record in the store was created or last replaced" in toasts(app)[-1]
 
 
@@ -511,10 +512,10 @@ async def test_a_half_typed_filter_that_settles_late_never_replaces_the_whole_on
         half = box.generation  # the value "origin:inf" as a pause would have posted it
         await pilot.press(*"ra", "enter")
         await settle(pilot)
-        assert app.state.view.query == "origin:infra"
+        assert list_view(app).query == "origin:infra"
         box.post_message(DebouncedInput.Settled(box, "origin:inf", half))
         await settle(pilot)
-        assert app.state.view.query == "origin:infra"
+        assert list_view(app).query == "origin:infra"
         shown = app.screen.query_one("#memory-list", MemoryList).rows
         assert shown and all(r.scope.endswith("/infra") for r in shown if isinstance(r, Memory))
 
@@ -578,19 +579,19 @@ async def test_time_left_sorts_by_days_most_urgent_first_and_the_menu_takes_j_k(
         await settle(pilot)
         await press(pilot, "o")
         assert isinstance(app.screen, Menu)
-        start = SORT_ORDER.index(app.state.view.sort)
+        start = SORT_ORDER.index(list_view(app).sort)
         target = SORT_ORDER.index("fresh")
         moves = ["j"] * (target - start) if target >= start else ["k"] * (start - target)
         await pilot.press("j", "k", *moves, "enter")  # j and k move, as in every list
         await settle(pilot)
-        assert app.state.view.sort == "fresh" and not app.state.view.descending
+        assert list_view(app).sort == "fresh" and not list_view(app).descending
         rows = [r for r in memories(app).rows if isinstance(r, Memory)]
         left = [r.days_until_dormant for r in rows]
         assert len({r.kind for r in rows}) >= 2 and len(rows) >= 3
         assert left == sorted(left, key=lambda d: float("inf") if d is None else d)
         await pilot.press("o", "G", "enter")  # G: the last key, g: the first
         await settle(pilot)
-        assert app.state.view.sort == SORT_ORDER[-1]
+        assert list_view(app).sort == SORT_ORDER[-1]
 
 
 async def test_review_says_when_its_filter_matches_nothing_and_never_repeats_itself(
@@ -700,12 +701,12 @@ async def test_esc_after_opening_a_line_of_the_inbox_brings_back_the_view(
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         assert isinstance(app.screen, InboxScreen)
-        before = (app.state.view.query, app.state.view.show_hidden, len(memories(app).rows))
+        before = (list_view(app).query, list_view(app).show_hidden, len(memories(app).rows))
         assert before == ("", False, 186)
         await press(pilot, "enter")
-        assert app.state.view.query.startswith("id:") and app.state.view.show_hidden
+        assert list_view(app).query.startswith("id:") and list_view(app).show_hidden
         await press(pilot, "escape")
-        after = (app.state.view.query, app.state.view.show_hidden, len(memories(app).rows))
+        after = (list_view(app).query, list_view(app).show_hidden, len(memories(app).rows))
         assert after == before
         assert not any(
             isinstance(r, Memory) and not r.active for r in memories(app).rows

@@ -30,6 +30,7 @@ from apphelpers import (
     DURABLE,
     dialog_text,
     event_count,
+    list_view,
     make_app,
     press,
     settle,
@@ -98,7 +99,7 @@ async def test_marks_survive_filtering_and_refusals_are_listed(realistic: Path) 
         await settle(pilot)
         assert memories(app).marked == frozenset(ids)  # hidden by the filter, still marked
         await press(pilot, "escape")  # esc in the list drops the marks first...
-        assert memories(app).marked == frozenset() and app.state.view.query == "kind:decision"
+        assert memories(app).marked == frozenset() and list_view(app).query == "kind:decision"
         await pilot.press("escape")  # ...then the filter
         await settle(pilot)
         # a forgotten record cannot be pinned: the preview says so, the others are pinned

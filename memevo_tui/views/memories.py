@@ -20,14 +20,13 @@ from textual.message import Message
 
 from store import Memory, StoreError
 
-from ..commands import SORTS
 from ..export import BadExport, ExportRequest, Format, atomic_file, export, format_for
 from ..messages import StatusChanged
 from ..screens.menu import BACKUP, export_menu, sort_menu
 from ..screens.prompt import export_prompt
 from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, OwnWrite, Reloaded, Row
 from ..text import one_line
-from ..view import SORT_KEYS
+from ..view import SORT_KEYS, SORTS
 from ..widgets.memory_browser import MemoryBrowser
 from ..widgets.memory_list import MemoryList
 from .marks import MarkingView
@@ -105,7 +104,7 @@ class MemoriesView(MarkingView):
             browser.apply()
         elif isinstance(change, Reloaded):
             memory_list.empty_text = "No memory matches the filter."
-            browser.apply()
+            browser.apply(reloaded=True)
             if not change.partial and change.corrupt:
                 self.notify(
                     f"{change.corrupt} corrupt row(s) flagged at the top of the list",
@@ -129,7 +128,7 @@ class MemoriesView(MarkingView):
 
     def status_parts(self) -> list[str]:
         state = self.state
-        view = state.view
+        view = self.browser.view
         arrow = "▼" if view.descending else "▲"
         parts = [
             f"{len(self.memory_list.rows):,} shown of {state.total:,}"
@@ -155,7 +154,7 @@ class MemoriesView(MarkingView):
         self.notify(f"{'Showing' if show else 'Hiding'} forgotten and conflicted records")
 
     def action_sort_menu(self) -> None:
-        view = self.state.view
+        view = self.browser.view
         keys = [(key, label) for key, (label, _) in SORT_KEYS.items()]
 
         def picked(key: str | None) -> None:
@@ -175,7 +174,7 @@ class MemoriesView(MarkingView):
     @property
     def filtered(self) -> bool:
         """A filter is set, or records opened by another view are shown (esc clears)."""
-        return bool(self.state.view.query) or self.browser.opened_for
+        return bool(self.browser.view.query) or self.browser.opened_for
 
     def clear_filter(self) -> None:
         self.browser.clear_filter()

@@ -1,13 +1,16 @@
 """The memory list with its filter box and detail pane, over the shared state's rows.
 
-It filters and sorts the rows by the state's list settings, puts changed rows in
-place (keeping the cursor's record), and keeps the detail pane on the cursor.
-The Memories view composes it and adds the keys that change what it shows.
+It owns the list's settings (``view``: the filter, the sort, the hidden-records
+setting) and the filter's per-record text cache; it filters and sorts the shared
+state's rows by them, puts changed rows in place (keeping the cursor's record),
+and keeps the detail pane on the cursor. The Memories view composes it and adds
+the keys that change what it shows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -18,7 +21,7 @@ from store import Memory
 
 from ..filters import say
 from ..state import DashboardState, Row
-from ..view import DEFAULT_DESCENDING, apply_view
+from ..view import DEFAULT_DESCENDING, View, apply_view
 from .debounced_input import DebouncedInput
 from .filter_box import FilterBox
 from .memory_detail import MemoryDetail
@@ -40,6 +43,10 @@ class MemoryBrowser(Vertical):
         super().__init__(id="memory-browser")
         self.state = state
         self.sorts = sorts
+        self.view = View()
+        """The memory list's filter, sort and hidden-record setting."""
+        self.haystacks: dict[str, str] = {}
+        """Lower-cased filter text per record id, built as the filter needs it."""
         self._before: tuple[str, bool] | None = None
         """The filter and the hidden-records setting before another view opened
         records here (``open_for``): clearing the filter brings them back."""
@@ -65,13 +72,15 @@ class MemoryBrowser(Vertical):
         pending = self.query_one(DebouncedInput).pending
         return pending or not detail.caught_up_with(self.memory_list.highlighted)
 
-    def apply(self) -> None:
-        """Filter and sort every row by the list settings, keeping the cursor's record."""
-        state = self.state
-        rows, parsed = apply_view(state.rows, state.view, state.haystacks)
+    def apply(self, *, reloaded: bool = False) -> None:
+        """Filter and sort every row by the list settings, keeping the cursor's record
+        (``reloaded``: every row was read again, so the filter's text is built anew)."""
+        if reloaded:
+            self.haystacks.clear()
+        rows, parsed = apply_view(self.state.rows, self.view, self.haystacks)
         memory_list = self.memory_list
-        memory_list.sort_key = state.view.sort
-        memory_list.sort_descending = state.view.descending
+        memory_list.sort_key = self.view.sort
+        memory_list.sort_descending = self.view.descending
         memory_list.set_rows(rows)
         self.query_one(FilterBox).show_error(say(parsed.errors))
         self.post_message(self.Changed())
@@ -79,7 +88,9 @@ class MemoryBrowser(Vertical):
     def put(self, rows: Sequence[Row]) -> None:
         """Put changed records in place: the list keeps its order and its cursor."""
         memory_list = self.memory_list
-        visible_now, _ = apply_view(rows, self.state.view, self.state.haystacks)
+        for r in rows:
+            self.haystacks.pop(r.id, None)
+        visible_now, _ = apply_view(rows, self.view, self.haystacks)
         still = {r.id for r in visible_now}
         needs_view = False
         for r in rows:
@@ -94,14 +105,14 @@ class MemoryBrowser(Vertical):
             self.post_message(self.Changed())
 
     def set_view(self, **changes: str | bool) -> None:
-        self.state.set_view(**changes)  # type: ignore[arg-type]
+        self.view = replace(self.view, **changes)  # type: ignore[arg-type]
         self.apply()
 
     def sort_by(self, key: str) -> None:
         self.set_view(sort=key, descending=key in DEFAULT_DESCENDING)
 
     def reverse_sort(self) -> None:
-        self.set_view(descending=not self.state.view.descending)
+        self.set_view(descending=not self.view.descending)
 
     def show_query(self, query: str, *, show_hidden: bool) -> None:
         """Filter by ``query`` at once."""
@@ -113,7 +124,7 @@ class MemoryBrowser(Vertical):
     def open_for(self, query: str) -> None:
         """Another view asks to show records (``query``), forgotten and conflicted ones
         too; the view as it was comes back when the filter is cleared."""
-        view = self.state.view
+        view = self.view
         if self._before is None:
             self._before = (view.query, view.show_hidden)
         self.show_query(query, show_hidden=True)
@@ -130,13 +141,13 @@ class MemoryBrowser(Vertical):
         if before is not None and before[0]:
             self.show_query(before[0], show_hidden=before[1])
         else:
-            hidden = before[1] if before is not None else self.state.view.show_hidden
+            hidden = before[1] if before is not None else self.view.show_hidden
             self.show_query("", show_hidden=hidden)
 
     def toggle_hidden(self) -> bool:
         """a: show or hide forgotten and conflicted records (the user's own choice now)."""
         self._before = None
-        show = not self.state.view.show_hidden
+        show = not self.view.show_hidden
         self.set_view(show_hidden=show)
         return show
 
@@ -147,10 +158,10 @@ class MemoryBrowser(Vertical):
             return f"{memory_id} is no longer in the store"
         memory_list = self.memory_list
         if memory_list.index_of(memory_id) is None:
-            if isinstance(row, Memory) and not row.active and not self.state.view.show_hidden:
+            if isinstance(row, Memory) and not row.active and not self.view.show_hidden:
                 self.open_for("")
             else:
-                self.show_query("", show_hidden=self.state.view.show_hidden)
+                self.show_query("", show_hidden=self.view.show_hidden)
         index = memory_list.index_of(memory_id)
         if index is None:  # not expected: the list was just opened up to show it
             return f"{memory_id} is not in the memory list"
@@ -172,7 +183,7 @@ class MemoryBrowser(Vertical):
         message.stop()
         if message.column not in self.sorts:
             return
-        if message.column == self.state.view.sort:
+        if message.column == self.view.sort:
             self.reverse_sort()
         else:
             self.sort_by(message.column)
