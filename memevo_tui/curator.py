@@ -53,6 +53,7 @@ from .verbs import BULK_VERBS, Target, named, op_for
 GROUPS = ("curator-write", "curator-bulk", "curator-lookup")
 """The worker groups of the Curator's flows (tests wait for them to settle)."""
 IN_FLIGHT = (WorkerState.PENDING, WorkerState.RUNNING)
+"""A worker still working (the views' busy checks read it too)."""
 Write = Callable[[MemoryStore], Awaitable[str | None]]
 """One store write, its target bound: the event it recorded, or None."""
 

@@ -9,17 +9,14 @@ from textual import events
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Input
-from textual.worker import WorkerState
 
-from ..curator import Curator
+from ..curator import IN_FLIGHT, Curator
 from ..filters import Field, Query, parse, say
 from ..messages import StateChanged
 from ..state import Change, DashboardState
 from ..widgets.debounced_input import DebouncedInput
 from ..widgets.filter_box import FilterBox
 from ..widgets.virtual_list import VirtualList
-
-IN_FLIGHT = (WorkerState.PENDING, WorkerState.RUNNING)
 
 
 class BaseView(Vertical):
