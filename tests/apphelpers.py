@@ -91,6 +91,11 @@ def drawn_text(renderable: RenderableType, width: int = 160) -> str:
     return console.export_text()
 
 
+def words(text: str) -> str:
+    """``text`` with its lines joined and its spaces collapsed (drawn paths wrap anywhere)."""
+    return " ".join(text.split())
+
+
 def dialog_text(screen: Screen[Any], width: int = 160) -> str:
     """What a confirmation says in full, its summary and its scrolling detail, as drawn
     at ``width`` (the detail may be longer than the screen)."""

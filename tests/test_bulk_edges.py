@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 from ptyrun import PtyRun
-from rich.console import Console
 
 from memevo_tui.appstate import MAX_BYTES, AppState, Visit
 from memevo_tui.screens.confirm import ConfirmScreen
@@ -26,7 +25,17 @@ from memevo_tui.widgets.memory_list import MemoryList
 from store import Memory, MemoryStore, fixed_clock
 from store.learning import ClaimIn, Learning
 
-from apphelpers import dialog_text, event_count, make_app, press, settle, stored, until, wait_loaded
+from apphelpers import (
+    dialog_text,
+    event_count,
+    make_app,
+    press,
+    settle,
+    stored,
+    until,
+    wait_loaded,
+    words,
+)
 from conftest import FIXTURE_NOW, ROOT
 
 
@@ -37,13 +46,6 @@ def memories(app: Any) -> MemoryList:
 
 def toasts(app: Any) -> list[str]:
     return [f"{n.title}: {n.message}" for n in app._notifications]
-
-
-def drawn(renderable: Any) -> str:
-    """The text as drawn, its lines joined and spaces collapsed (paths wrap anywhere)."""
-    console = Console(width=160, record=True)
-    console.print(renderable)
-    return " ".join(console.export_text().split())
 
 
 def manual_events_after(path: Path, rowid: int) -> list[tuple[int, dict[str, Any]]]:
@@ -238,7 +240,7 @@ async def test_a_range_marks_what_the_cursor_passed_while_pi_writes(realistic: P
         assert not set(view.marks) & set(arrived)
         await press(pilot, "d")
         assert isinstance(app.screen, ConfirmScreen)
-        preview = drawn(dialog_text(app.screen))
+        preview = words(dialog_text(app.screen))
         assert "50 will be written" in preview
         assert "49 record(s) arrived since marking began; none of them marked" in preview
         await pilot.press("escape")
@@ -276,7 +278,7 @@ async def test_a_symlinked_state_directory_is_never_followed(
         await pilot.press("space", "j", "space", "p")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        preview = drawn(dialog_text(app.screen))
+        preview = words(dialog_text(app.screen))
         assert "undone record by record" in preview
         assert "one undo in the history" not in preview
         await press(pilot, "y")
@@ -300,7 +302,7 @@ async def test_a_state_home_that_is_a_file_warns_once_and_the_app_works(
         await pilot.press("space", "j", "space", "p")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        assert "undone record by record" in drawn(dialog_text(app.screen))
+        assert "undone record by record" in words(dialog_text(app.screen))
         await press(pilot, "y")
         assert event_count(realistic) == before + 2  # the writes themselves go ahead
     assert home.read_text() == "not a directory\n"
@@ -427,7 +429,7 @@ async def test_a_refused_undo_in_a_batch_shows_the_records_text(realistic: Path)
         await settle(pilot)
         await press(pilot, "u")
         assert isinstance(app.screen, ConfirmScreen)
-        preview = drawn(dialog_text(app.screen))
+        preview = words(dialog_text(app.screen))
         refused_pin = next(e for e in pins if e["after"][0]["id"] == ids[1])
         assert f"refused {texts[ids[1]][:40]}" in preview  # the record, by its text
         assert refused_pin["id"] not in preview  # not the event's id in its place
@@ -449,7 +451,7 @@ async def test_a_bulk_pin_says_which_records_it_leaves_as_they_are(realistic: Pa
         before = event_count(realistic)
         await press(pilot, "p")
         assert isinstance(app.screen, ConfirmScreen)
-        preview = drawn(dialog_text(app.screen))
+        preview = words(dialog_text(app.screen))
         assert "2 will be written" in preview and "2 unchanged" in preview
         assert "2 already pinned: left as they are." in preview
         await press(pilot, "y")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from rich.style import Style
 from textual.pilot import Pilot
 from textual.widgets._toast import Toast
@@ -70,18 +71,26 @@ async def answer(pilot: Pilot[None], key: str) -> list[str]:
     return shown(app) + await notices_after(pilot, key)
 
 
+HOSTILE_ROWS = 32
+CHUNKS = 4  # the 32 records in four runs of eight, so that the parallel suite spreads them
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
 async def test_every_curation_and_yank_on_every_hostile_record_shows_its_text_literally(
-    hostile: Path,
+    hostile: Path, chunk: int
 ) -> None:
     app = make_app(hostile)
     async with app.run_test(size=(100, 30), notifications=True) as pilot:
         await wait_loaded(pilot)
         await notices_after(pilot, "a", "z", "g")  # forgotten and conflicted too; no detail pane
         memory_list = app.query_one("#memory-list", MemoryList)
-        count = len(memory_list.rows)
-        assert count == 32
-        for i in range(count):
-            if i:
+        assert len(memory_list.rows) == HOSTILE_ROWS
+        size = HOSTILE_ROWS // CHUNKS
+        first = chunk * size
+        if first:
+            await notices_after(pilot, *["j"] * first)
+        for i in range(first, first + size):
+            if i > first:
                 await notices_after(pilot, "j")
             row = memory_list.highlighted
             assert row is not None and memory_list.cursor == i
@@ -99,7 +108,7 @@ async def test_every_curation_and_yank_on_every_hostile_record_shows_its_text_li
                 await answer(pilot, reply)
             assert memory_list.highlighted is not None
             assert memory_list.highlighted.id == row.id
-        assert memory_list.cursor == count - 1
+        assert memory_list.cursor == first + size - 1
 
 
 async def test_a_bracketed_label_is_copied_and_shown_whole(realistic: Path) -> None:
