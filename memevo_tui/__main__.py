@@ -150,6 +150,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if not hasattr(args, name):
             setattr(args, name, None if name == "db" else False)
     clock = clock_from_env()
+    past: float | None = None  # a moment before now: the store replayed from its event log
     if getattr(args, "as_of", None) is not None:
         try:
             when = parse_moment(args.as_of, clock())
@@ -157,6 +158,7 @@ def _main(argv: Sequence[str] | None) -> int:
             sys.stderr.write(f"memevo-tui: --as-of: {exc}\n")
             return EXIT_CANNOT_RUN
         if when is not None:
+            past = when if when < clock() else None
             clock = fixed_clock(iso(when))
     workdir: tempfile.TemporaryDirectory[str] | None = None
     try:
@@ -187,7 +189,9 @@ def _main(argv: Sequence[str] | None) -> int:
                 return EXIT_CANNOT_RUN
 
         async def open_store() -> MemoryStore:
-            return await MemoryStore.open(path, read_only=bool(args.read_only), clock=clock)
+            return await MemoryStore.open(
+                path, read_only=bool(args.read_only), clock=clock, as_of=past
+            )
 
         if args.verb == "serve":
             return _serve(path, args, demo=bool(args.demo), clock=clock)

@@ -53,6 +53,10 @@ class StoreBase:
         self.identity = identity
         """The file and write-ahead log this connection holds (None: a private snapshot,
         nothing to compare)."""
+        self.as_of: float | None = None
+        """Set (epoch ms): every read gives the store as it was then, replayed from the
+        event log (``Reads.past``); the clock should stand at the same moment."""
+        self._past: Any = None
 
     def file_problem(self) -> str | None:
         """How the path no longer leads to the file this connection holds, or None."""

@@ -55,6 +55,13 @@ class UnsupportedSchema(CannotOpen):
         self.version = version
 
 
+class NotInLog(StoreError):
+    """A moment older than the event log can give exactly (an event there is unreadable
+    or does not follow): the store as of then is not known, and is never guessed."""
+
+    cause = "not in the event log"
+
+
 class Refused(StoreError):
     """The store's rules refuse the operation (upstream's message)."""
 

@@ -10,9 +10,9 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from ._js import iso, js_json, parse_ms
+from ._js import fp, iso, js_json, parse_ms
 from .base import StoreBase
-from .errors import Refused, corrupt
+from .errors import NotInLog, Refused, corrupt
 from .model import (
     CorruptRow,
     Event,
@@ -25,10 +25,12 @@ from .model import (
     Source,
     StoredMemory,
 )
+from .past import Past, PastLog
 from .recall import Purpose, Recall
 from .rows import (
     MODEL_CALL_COLUMNS,
     SOURCE_COLUMNS,
+    memory_from_data,
     parse_event_row,
     parse_listed_row,
     parse_memory_row,
@@ -67,6 +69,51 @@ class Reads(StoreBase):
         if verdict != "ok":
             raise corrupt(self.path, f"SQLite's quick check: {verdict}")
 
+    async def past(self) -> Past | None:
+        """The records as of ``as_of``, replayed from the event log (None: not set).
+
+        Read once per connection: the current rows and the newest event's rowid in one
+        transaction (so a commit by pi in between cannot misalign them), then the walk.
+        A moment older than the log gives exactly raises ``NotInLog``.
+        """
+        if self.as_of is None:
+            return None
+        if self._past is None:
+            async with self._reading() as db:
+                await db.execute("BEGIN")
+                try:
+                    rows = list(
+                        await (
+                            await db.execute(
+                                "SELECT id, scope, hash, data FROM memories ORDER BY rowid"
+                            )
+                        ).fetchall()
+                    )
+                    top = await (await db.execute("SELECT max(rowid) FROM events")).fetchone()
+                finally:
+                    await db.execute("COMMIT")
+            good: list[StoredMemory] = []
+            bad: list[CorruptRow] = []
+            self._parse_rows(parse_memory_row, rows, self.as_of, good, bad)
+            upto = int(top[0] or 0) if top else 0
+            self._past = await PastLog(self, memory_from_data).at(self.as_of, [*bad, *good], upto)
+        past: Past = self._past
+        if past.clamped:
+            raise NotInLog(
+                f"the store as of {iso(past.when)} is not known: the event log is "
+                f"{past.limit_line()}"
+            )
+        return past
+
+    async def _past_load(self) -> MemoryLoad[StoredMemory] | None:
+        past = await self.past()
+        if past is None:
+            return None
+        return MemoryLoad(
+            tuple(r for r in past.rows if isinstance(r, StoredMemory)),
+            tuple(r for r in past.rows if isinstance(r, CorruptRow)),
+        )
+
     async def load_memories(
         self,
         *,
@@ -92,6 +139,8 @@ class Reads(StoreBase):
         Each slice is parsed ``SLICE_SECONDS`` at a time; ``between`` is awaited
         after each of those (default: one turn of the event loop).
         """
+        if (past := await self._past_load()) is not None:
+            return past  # a StoredMemory is a Memory
         if yield_every is None:
             return await self._load_all(parse_listed_row)
         now = self.now_ms()
@@ -127,6 +176,8 @@ class Reads(StoreBase):
     async def load_stored(self) -> MemoryLoad[StoredMemory]:
         """Every memory row (one statement), the valid ones with their stored objects:
         for output that prints records as stored."""
+        if (past := await self._past_load()) is not None:
+            return past
         return await self._load_all(parse_memory_row)
 
     async def _load_all(
@@ -180,7 +231,12 @@ class Reads(StoreBase):
 
     async def snapshot(self, *, events: bool = False, sources: bool = False) -> Snapshot:
         """Every memory row (and, when asked, every event and source row) as stored,
-        read in one transaction so a commit by pi cannot land halfway through."""
+        read in one transaction so a commit by pi cannot land halfway through.
+
+        As of a past moment, the memory rows are the records as they were (their stored
+        objects from the event log) and the events those up to that moment; the source
+        rows are as they are now (the log does not record them)."""
+        past = await self.past()
         async with self._reading() as db:
             await db.execute("BEGIN")
             try:
@@ -208,8 +264,18 @@ class Reads(StoreBase):
                 ).fetchone()
             finally:
                 await db.execute("COMMIT")
+        memory_rows = [tuple(r) for r in memories]
+        if past is not None:
+            stored = {r[0]: r for r in memory_rows}  # a corrupt row is kept as it is now
+            memory_rows = [
+                (r.id, r.scope, fp(r.content), js_json(r.data))
+                if isinstance(r, StoredMemory)
+                else stored[r.id]
+                for r in past.rows
+            ]
+            event_rows = [r for r in event_rows if r[0] <= past.boundary]
         return Snapshot(
-            memories=tuple(tuple(r) for r in memories),
+            memories=tuple(memory_rows),
             events=tuple(tuple(r) for r in event_rows),
             sources=tuple(source_rows),
             schema=str(marker[0]) if marker else "?",
@@ -318,6 +384,14 @@ class Reads(StoreBase):
         )
 
     async def memory(self, memory_id: str) -> StoredMemory:
+        past = await self.past()
+        if past is not None:
+            for r in past.rows:
+                if r.id == memory_id and isinstance(r, StoredMemory):
+                    return r
+                if r.id == memory_id and isinstance(r, CorruptRow):
+                    raise Refused(f"Invalid memory record ({r.reason})")
+            raise Refused(f"Unknown memory id: none existed as of {iso(past.when)}")
         async with self._reading() as db:
             row = await (
                 await db.execute(
@@ -353,6 +427,9 @@ class Reads(StoreBase):
         if after_rowid is not None:
             where.append("rowid>?")
             args.append(after_rowid)
+        if (past := await self.past()) is not None:
+            where.append("rowid<=?")  # as of a past moment: the events up to it
+            args.append(past.boundary)
         if memory_id is not None:
             where.append("instr(data, ?) > 0")
             args.append(js_json(memory_id))

@@ -12,6 +12,7 @@ import os
 import uuid
 from pathlib import Path
 
+from ._js import iso
 from .base import IdFactory
 from .clock import Clock, system_clock
 from .curation import Curation
@@ -35,15 +36,19 @@ class MemoryStore(Curation, Reads):
         read_only: bool = False,
         clock: Clock = system_clock,
         new_id: IdFactory | None = None,
+        as_of: float | None = None,
     ) -> MemoryStore:
         """Open an existing store (§1.2) without creating, migrating or importing anything.
 
         Falls back to read-only when the file or its directory is not writable.
         Raises ``CannotOpen`` (or ``UnsupportedSchema``) with a one-line reason.
+
+        ``as_of`` (epoch ms, a moment in the past) opens the store as it was then: every
+        read replays the event log back to it (``Reads.past``), and nothing is written.
         """
         p = Path(path)
-        opened = await open_connection(p, read_only=read_only)
-        return cls(
+        opened = await open_connection(p, read_only=read_only or as_of is not None)
+        store = cls(
             opened.db,
             p,
             read_only=opened.read_only,
@@ -55,6 +60,10 @@ class MemoryStore(Curation, Reads):
             policy=opened.policy,
             identity=opened.identity,
         )
+        if as_of is not None:
+            store.as_of = as_of
+            store.read_only, store.read_only_reason = True, f"the store as of {iso(as_of)}"
+        return store
 
 
 __all__ = ["MemoryStore", "StoreError", "check_store_file"]

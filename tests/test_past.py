@@ -1,0 +1,206 @@
+"""The store's past, replayed from the event log, checked against the fixture's own history.
+
+The oracle is independent of the code under test: it replays ``realistic.sqlite``'s
+events *forward*, oldest first, setting each record to its ``after`` until the moment;
+the code walks *backward* from the current rows, setting each record to its ``before``.
+The two agree on every field the log records only if both are right. The fixture was
+built on a controlled clock, so each event's ``at`` is when its change happened.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memevo_tui.__main__ import main
+from store import CorruptRow, Memory, MemoryStore, NotInLog, fixed_clock
+from store._js import parse_ms
+from store.past import UNLOGGED_JSON, PastLog
+
+from conftest import FIXTURE_NOW
+
+MOMENTS = [
+    "2024-08-23T12:00:00.000Z",  # the first event's moment: it has happened
+    "2024-12-31",
+    "2025-06-01",
+    "2025-11-15T08:30:00.000Z",
+    "2026-03-14",
+    "2026-06-01",
+    "2026-10-01",
+    "2026-11-01T06:00:00.000Z",
+]
+
+
+def events(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    con = sqlite3.connect(path)
+    try:
+        return [(r, json.loads(d)) for r, d in con.execute("SELECT rowid, data FROM events")]
+    finally:
+        con.close()
+
+
+def replayed_forward(path: Path, when: float) -> dict[str, dict[str, Any]]:
+    """The records at ``when``: every event up to it applied, oldest first."""
+    state: dict[str, dict[str, Any]] = {}
+    for _, event in sorted(events(path)):
+        if (parse_ms(event["at"]) or 0) > when:
+            break
+        for after in event["after"]:
+            state[after["id"]] = after
+    return state
+
+
+def logged(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k not in UNLOGGED_JSON}
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("moment", MOMENTS)
+def test_list_as_of_gives_exactly_the_records_that_existed_then(
+    realistic: Path, capsys: pytest.CaptureFixture[str], moment: str
+) -> None:
+    when = parse_ms(moment if "T" in moment else f"{moment}T00:00:00.000Z")
+    assert when is not None
+    truth = replayed_forward(realistic, when)
+    assert 0 < len(truth) < 205
+    code, out, err = run(
+        capsys, "list", "--db", str(realistic), "--as-of", moment, "--all", "--json"
+    )
+    assert code == 0, err
+    shown = {item["memory"]["id"]: item for item in json.loads(out)}
+    assert set(shown) == set(truth)
+    for record_id, item in shown.items():
+        assert logged(item["memory"]) == logged(truth[record_id]), record_id
+        assert (parse_ms(item["memory"]["createdAt"]) or 0) <= when
+        assert item["quality"]["ageDays"] >= 0 or item["memory"].get("reinforcedAt")
+
+
+def test_before_every_event_the_store_was_empty(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "list", "--db", str(realistic), "--as-of", "1970-01-01", "--json")
+    assert (code, json.loads(out)) == (0, [])
+    code, out, err = run(capsys, "show", "a100f0dec266627497b0e637", "--db", str(realistic),
+                         "--as-of", "2024-09-01")  # fmt: skip
+    assert code == 1 and "none existed as of 2024-09-01" in err
+
+
+def test_the_future_is_the_same_rows_with_the_clock_moved(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, now, _ = run(capsys, "list", "--db", str(realistic), "--all", "--json")
+    _, later, _ = run(capsys, "list", "--db", str(realistic), "--all", "--json", "--as-of", "+30d")
+    assert [i["memory"] for i in json.loads(now)] == [i["memory"] for i in json.loads(later)]
+    assert now != later  # the ages moved
+
+
+def test_show_and_status_as_of_use_the_same_past(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    when = "2025-06-01"
+    truth = replayed_forward(realistic, parse_ms(f"{when}T00:00:00.000Z") or 0)
+    some = sorted(truth)[3]
+    code, out, _ = run(capsys, "show", some, "--db", str(realistic), "--as-of", when, "--json")
+    assert code == 0 and logged(json.loads(out)["memory"]) == logged(truth[some])
+    code, out, _ = run(capsys, "status", "--db", str(realistic), "--as-of", when)
+    assert code == 0 and out.startswith(f"{len(truth)} memories;")
+
+
+def tamper(path: Path, rowid: int, change: Any) -> None:
+    con = sqlite3.connect(path)
+    try:
+        (raw,) = con.execute("SELECT data FROM events WHERE rowid=?", (rowid,)).fetchone()
+        con.execute("UPDATE events SET data=? WHERE rowid=?", (change(raw), rowid))
+        con.commit()
+    finally:
+        con.close()
+
+
+def wrong_after(raw: str) -> str:
+    data = json.loads(raw)
+    data["after"][0]["content"] += " (edited by hand)"
+    return json.dumps(data)
+
+
+def not_an_event(raw: str) -> str:
+    return '["not an event"]'  # JSON (pi's index reads it), but no event
+
+
+@pytest.mark.parametrize("damage", [wrong_after, not_an_event], ids=["mismatch", "unreadable"])
+def test_an_event_that_cannot_be_undone_stops_the_walk_and_is_never_guessed(
+    realistic: Path, capsys: pytest.CaptureFixture[str], damage: Any
+) -> None:
+    history = sorted(events(realistic))
+    rowid, event = next((r, e) for r, e in history[120:] if e["after"])
+    moment = event["at"]
+    newer = next(e["at"] for r, e in history if r > rowid)
+    truth = replayed_forward(realistic, parse_ms(newer) or 0)
+    tamper(realistic, rowid, damage)
+    # after the damaged event: exact
+    code, out, err = run(
+        capsys, "list", "--db", str(realistic), "--as-of", newer, "--all", "--json"
+    )
+    assert code == 0, err
+    assert {i["memory"]["id"] for i in json.loads(out)} == set(truth)
+    # before it: refused in one line, naming how far back the store is exact
+    older = history[10][1]["at"]
+    code, out, err = run(capsys, "list", "--db", str(realistic), "--as-of", older, "--all")
+    assert (code, out) == (2, "")
+    exact = moment if damage is wrong_after else newer
+    assert f"exact back to {exact}; older changes unreadable (event {event['id']}: " in err
+    assert err.count("\n") == 1
+
+
+def values(rows: Sequence[object]) -> list[tuple[Any, ...]]:
+    """Each record's fields (records compare by identity)."""
+    return [tuple(getattr(r, f.name) for f in fields(r)) for r in rows]  # type: ignore[arg-type]
+
+
+async def test_checkpoints_give_the_same_past_as_a_walk_from_now(realistic: Path) -> None:
+    """Moments visited in any order, from checkpoints every few events, agree with a fresh
+    walk from now each time."""
+    store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+    try:
+        load = await store.load_memories()
+        rows: list[Memory | CorruptRow] = [*load.corrupt, *load.memories]
+        top = await store.last_event_rowid()
+        moments = sorted({e["at"] for _, e in events(realistic)})
+        rng = random.Random(7)
+        chosen = rng.sample(moments, 25)
+        shared = PastLog(store, checkpoint_every=7)
+        walked = 0
+        for moment in chosen:
+            when = parse_ms(moment) or 0
+            fresh = await PastLog(store).at(when, rows, top)
+            again = await shared.at(when, rows, top)
+            assert values(again.rows) == values(fresh.rows) and again.boundary == fresh.boundary
+            walked += again.undone
+            assert again.undone <= fresh.undone
+        from_now = [(await PastLog(store).at(parse_ms(m) or 0, rows, top)).undone for m in chosen]
+        assert walked < sum(from_now)
+    finally:
+        await store.close()
+
+
+async def test_a_store_opened_as_of_a_past_moment_writes_nothing(realistic: Path) -> None:
+    when = parse_ms("2025-06-01T00:00:00.000Z") or 0
+    store = await MemoryStore.open(realistic, clock=fixed_clock("2025-06-01"), as_of=when)
+    try:
+        assert store.read_only and "as of 2025-06-01" in store.read_only_reason
+        with pytest.raises(Exception, match=r"(?i)read-only"):
+            await store.pin(sorted(replayed_forward(realistic, when))[0])
+    finally:
+        await store.close()
+    assert NotInLog.cause == "not in the event log"
