@@ -59,7 +59,10 @@ def join_dashed_values(argv: Sequence[str]) -> list[str]:
             out.append(f"{item}={items[i + 1]}")
             i += 2
             continue
-        out.append(item)
+        if item.startswith("-") and OFFSET.match(item.strip()):
+            out.append(f" {item}")  # a moment where a verb takes one (diff -30d): not an option
+        else:
+            out.append(item)
         i += 1
     return out
 

@@ -57,6 +57,7 @@ class StoreBase:
         """Set (epoch ms): every read gives the store as it was then, replayed from the
         event log (``Reads.past``); the clock should stand at the same moment."""
         self._past: Any = None
+        self._replay: Any = None
 
     def file_problem(self) -> str | None:
         """How the path no longer leads to the file this connection holds, or None."""

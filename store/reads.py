@@ -71,14 +71,25 @@ class Reads(StoreBase):
 
     async def past(self) -> Past | None:
         """The records as of ``as_of``, replayed from the event log (None: not set).
-
-        Read once per connection: the current rows and the newest event's rowid in one
-        transaction (so a commit by pi in between cannot misalign them), then the walk.
-        A moment older than the log gives exactly raises ``NotInLog``.
-        """
+        A moment older than the log gives exactly raises ``NotInLog``."""
         if self.as_of is None:
             return None
         if self._past is None:
+            self._past = await self.replay(self.as_of)
+        past: Past = self._past
+        return past
+
+    async def replay(self, when: float) -> Past:
+        """The records as they were at ``when`` (epoch ms), their quality as of then:
+        the current rows with every event newer than ``when`` undone (``PastLog``).
+
+        The current rows and the newest event's rowid are read once per connection, in
+        one transaction (so a commit by pi in between cannot misalign them); later
+        moments reuse them and the walk's checkpoints. A moment at or after every event
+        gives the current rows. Raises ``NotInLog`` for a moment older than the log
+        gives exactly.
+        """
+        if self._replay is None:
             async with self._reading() as db:
                 await db.execute("BEGIN")
                 try:
@@ -94,10 +105,11 @@ class Reads(StoreBase):
                     await db.execute("COMMIT")
             good: list[StoredMemory] = []
             bad: list[CorruptRow] = []
-            self._parse_rows(parse_memory_row, rows, self.as_of, good, bad)
+            self._parse_rows(parse_memory_row, rows, self.now_ms(), good, bad)
             upto = int(top[0] or 0) if top else 0
-            self._past = await PastLog(self, memory_from_data).at(self.as_of, [*bad, *good], upto)
-        past: Past = self._past
+            self._replay = (PastLog(self, memory_from_data), [*bad, *good], upto)
+        log: PastLog = self._replay[0]
+        past = await log.at(when, self._replay[1], self._replay[2])
         if past.clamped:
             raise NotInLog(
                 f"the store as of {iso(past.when)} is not known: the event log is "

@@ -58,7 +58,8 @@ def replayed_forward(path: Path, when: float) -> dict[str, dict[str, Any]]:
 
 
 def logged(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if k not in UNLOGGED_JSON}
+    """The fields the log records; an empty list is the same as none."""
+    return {k: v for k, v in record.items() if k not in UNLOGGED_JSON and v != []}
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -204,3 +205,61 @@ async def test_a_store_opened_as_of_a_past_moment_writes_nothing(realistic: Path
     finally:
         await store.close()
     assert NotInLog.cause == "not in the event log"
+
+
+@pytest.mark.parametrize(
+    ("start", "end"), [("2025-01-01", "2025-06-01"), ("2026-09-01", "2026-10-01"), ("-90d", None)]
+)
+def test_diff_names_exactly_the_records_added_and_changed(
+    realistic: Path, capsys: pytest.CaptureFixture[str], start: str, end: str | None
+) -> None:
+    now = parse_ms(FIXTURE_NOW) or 0
+
+    def moment(text: str | None) -> float:
+        if text is None:
+            return now
+        if text.startswith("-"):
+            return now - int(text[1:-1]) * 86_400_000
+        return parse_ms(f"{text}T00:00:00.000Z") or 0
+
+    before = replayed_forward(realistic, moment(start))
+    after = replayed_forward(realistic, moment(end))
+    changed = {
+        i: {k for k in set(a) | set(before[i]) if a.get(k) != before[i].get(k)}
+        - {k for k in ("searchTerms", "suppressedHashes") if not a.get(k) and not before[i].get(k)}
+        for i, a in after.items()
+        if i in before and logged(a) != logged(before[i])
+    }
+    argv = ["diff", start, *([end] if end else []), "--db", str(realistic)]
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert {a["id"] for a in d["added"]} == set(after) - set(before)
+    assert {c["id"] for c in d["changed"]} == set(changed)
+    assert d["removed"] == []  # pi never deletes a record
+    for c in d["changed"]:
+        named = {k.split(".")[0] for k in c["fields"]}
+        assert named == {k for k in changed[c["id"]] if k not in UNLOGGED_JSON}, c["id"]
+        for name, values in c["fields"].items():
+            key, _, sub = name.partition(".")
+            old, new = before[c["id"]].get(key), after[c["id"]].get(key)
+            if sub:
+                old, new = (old or {}).get(sub), (new or {}).get(sub)
+            elif key in ("searchTerms", "suppressedHashes"):
+                old, new = old or [], new or []
+            assert values == {"before": old, "after": new}
+    code, piped, err = run(capsys, *argv)  # not a terminal: one tab-separated line each
+    assert code == 0
+    lines = piped.splitlines()
+    assert len(lines) == len(d["added"]) + len(d["changed"])
+    assert all(line.split("\t")[0] in ("added", "changed") and line.count("\t") == 3
+               for line in lines)  # fmt: skip
+    assert err == f"{len(d['added'])} added, {len(d['changed'])} changed, 0 removed\n"
+
+
+def test_diff_refuses_a_backward_range_in_one_line(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "diff", "2026-10-01", "2026-09-01", "--db", str(realistic))
+    assert (code, out) == (2, "")
+    assert err.startswith("memevo-tui: FROM (2026-10-01T00:00:00.000Z) is after TO")

@@ -9,7 +9,9 @@ from store.recall import TOOL_QUERY_MAX
 from ..export import FORMATS
 from ..verbs import CLI_VERBS, FEEDBACK
 
-READ_VERBS = ("list", "show", "search", "recall", "explain", "history", "status", "export")
+READ_VERBS = (
+    "list", "show", "search", "recall", "explain", "history", "status", "export", "diff"
+)  # fmt: skip
 WRITE_VERBS = tuple(CLI_VERBS)
 FILTER_HELP = (
     "the dashboard's filter tokens, e.g. 'kind:fact state:dormant' (kind: status: state: "
@@ -109,6 +111,16 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
             "does not print (tokens, problems found) follow.",
         )
     )
+    p = verb(
+        "diff",
+        "the records added, changed and removed between two moments, from the event log",
+        "FROM and TO are moments as --as-of takes them (2026-10-01, an instant, -30d, +2w); "
+        "TO defaults to now. A changed record lists the fields that changed, with before "
+        "and after. Piped, each record is one tab-separated line: added, changed or "
+        "removed, the id, the fields that changed, the text.",
+    )
+    p.add_argument("start", metavar="FROM")
+    p.add_argument("end", metavar="TO", nargs="?", default="now")
     p = verb(
         "export",
         "export records: JSONL that loses nothing, or Markdown to read and share",

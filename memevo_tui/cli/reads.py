@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from store import CorruptRow, Event, Memory, StoredMemory
-from store._js import parse_ms, utf8_len
+from store import CorruptRow, Event, Memory, Signal, StoredMemory
+from store._js import iso, parse_ms, utf8_len
 from store.features import ICU_AVAILABLE
+from store.past import Diff
 from store.recall import (
     REASONS,
     STATUS_REASONS,
@@ -146,3 +147,74 @@ def event_line(e: Event | CorruptRow, o: Output) -> str:
     if o.width is None:
         return head + one_line(e.reason) + tail
     return head + one_line(e.reason, max(20, o.width - len(head) - len(tail) - 1)) + tail
+
+
+def _json_value(value: Any) -> Any:
+    """A field's value as JSON: a verdict as pi stores it, a tuple as a list."""
+    if isinstance(value, Signal):
+        return {"verdict": value.verdict, "sourceId": value.source_id, "at": value.at}
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _summary(m: Memory) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "kind": m.kind,
+        "status": m.status,
+        "layer": m.layer,
+        "scope": m.scope,
+        "updatedAt": m.updated_at,
+        "content": m.content,
+    }
+
+
+def diff_json(d: Diff) -> dict[str, Any]:
+    """``{"from", "to", "added": [...], "changed": [{"id", "fields": {...}}], "removed"}``."""
+    return {
+        "from": iso(d.start),
+        "to": iso(d.end),
+        "added": [_summary(m) for m in d.added],
+        "changed": [
+            {
+                "id": c.end.id,
+                "fields": {
+                    name: {"before": _json_value(a), "after": _json_value(b)}
+                    for name, (a, b) in c.fields.items()
+                },
+            }
+            for c in d.changed
+        ],
+        "removed": [_summary(m) for m in d.removed],
+    }
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, Signal):
+        return value.verdict
+    if isinstance(value, tuple):
+        return ", ".join(value) if value and isinstance(value[0], str) else str(len(value))
+    return str(value)
+
+
+def print_diff(d: Diff, o: Output) -> None:
+    """On a terminal, a line per record and one per changed field; piped, one
+    tab-separated line per record (what, id, the fields that changed, the text)."""
+    if o.tty:
+        o.line(f"from {iso(d.start)} to {iso(d.end)}")
+    for what, m in [*(("added", m) for m in d.added), *(("removed", m) for m in d.removed)]:
+        if o.tty:
+            o.line(f"{'+' if what == 'added' else '-'} {one_line(m.id)}  {m.kind} {m.status}  "
+                   + o.fit(m.content, len(m.id) + len(m.kind) + len(m.status) + 6))  # fmt: skip
+        else:
+            o.line("\t".join([what, one_line(m.id), "", one_line(m.content)]))
+    for c in d.changed:
+        names = ", ".join(c.fields)
+        if o.tty:
+            o.line(f"~ {one_line(c.end.id)}  {names}")
+            for name, (a, b) in c.fields.items():
+                o.line(f"    {name}: " + o.fit(f"{_shown(a)} → {_shown(b)}", len(name) + 6))
+        else:
+            o.line("\t".join(["changed", one_line(c.end.id), names, one_line(c.end.content)]))
+    o.note(f"{len(d.added)} added, {len(d.changed)} changed, {len(d.removed)} removed")

@@ -10,7 +10,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from store import Event, Memory, MemoryStore, Refused, StoreError
-from store._js import js_len
+from store._js import iso, js_len
+from store.past import diff
 from store.recall import TOOL_QUERY_MAX, Purpose, digest
 from store.status import status as status_report
 
@@ -18,11 +19,14 @@ from ..export import BadExport, ExportRequest, atomic_file, export, format_for
 from ..text import one_line
 from ..verbs import CLI_VERBS, Target, named
 from ..view import HIDDEN_STATUSES, matches, parse_filter
+from ..when import BadMoment, parse_moment
 from .output import Output
 from .parser import WRITE_VERBS
 from .reads import (
+    diff_json,
     event_line,
     list_order,
+    print_diff,
     print_memory,
     print_recall,
     print_table,
@@ -50,6 +54,8 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
         return EXIT_OK
     if verb == "history":
         return await _history(store, args, o)
+    if verb == "diff":
+        return await _diff(store, args, o)
     if verb == "status":
         r = await status_report(store)
         o.json(status_json(r)) if args.json else print_status(r, o)
@@ -113,6 +119,26 @@ async def _history(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
             o.line(event_line(e, o))
     if more:
         o.note(f"the {limit} newest events shown; more exist: --limit N or --all for them")
+    return EXIT_OK
+
+
+async def _diff(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
+    now = store.now_ms()
+    moments: list[float] = []
+    for name, text in (("FROM", args.start), ("TO", args.end)):
+        try:
+            when = parse_moment(text, now)
+        except BadMoment as exc:
+            raise CannotRun(f"{name}: {exc}") from None
+        moments.append(now if when is None else when)
+    start, end = moments
+    if start > end:
+        raise CannotRun(f"FROM ({iso(start)}) is after TO ({iso(end)})")
+    d = diff(await store.replay(start), await store.replay(end))
+    if args.json:
+        o.json(diff_json(d))
+    else:
+        print_diff(d, o)
     return EXIT_OK
 
 
