@@ -263,3 +263,22 @@ def test_diff_refuses_a_backward_range_in_one_line(
     code, out, err = run(capsys, "diff", "2026-10-01", "2026-09-01", "--db", str(realistic))
     assert (code, out) == (2, "")
     assert err.startswith("memevo-tui: FROM (2026-10-01T00:00:00.000Z) is after TO")
+
+
+def test_show_as_of_says_which_fields_the_log_cannot_give(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["show", "a100f0dec266627497b0e637", "--db", str(realistic), "--as-of", "2026-06-01"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    labelled = [
+        line.split(":")[0].strip() for line in out.splitlines() if "not in the event log" in line
+    ]
+    assert labelled == ["confirmed", "evidence", "evidence from"]
+    code, out, _ = run(capsys, *argv, "--json")
+    assert json.loads(out)["asOf"] == {
+        "at": "2026-06-01T00:00:00.000Z",
+        "notInEventLog": ["sourceEntryId", "evidence", "reinforcedAt"],
+    }
+    code, out, _ = run(capsys, *argv[:4])  # now: no label
+    assert "not in the event log" not in out and "asOf" not in out

@@ -55,8 +55,14 @@ def print_table(memories: Sequence[Memory], o: Output) -> None:
     o.note(f"{len(memories)} record(s)")
 
 
-def print_memory(m: Memory, o: Output) -> None:
+NOT_IN_LOG = "  (as now: not in the event log)"
+
+
+def print_memory(m: Memory, o: Output, *, replayed: bool = False) -> None:
+    """One record, field by field. ``replayed`` (as of a past moment): the fields pi
+    changes without an event say they are as the reconstruction gives them."""
     q = m.quality
+    unlogged = NOT_IN_LOG if replayed else ""
     lines = [
         ("id", m.id),
         ("kind", m.kind),
@@ -67,9 +73,9 @@ def print_memory(m: Memory, o: Output) -> None:
         ("revision", str(m.revision)),
         ("created", m.created_at),
         ("updated", m.updated_at),
-        ("confirmed", q.confirmed_at),
-        ("evidence", f"{q.basis}/{q.method}"),
-        ("evidence from", m.evidence.source_id if m.evidence else "-"),
+        ("confirmed", q.confirmed_at + unlogged),
+        ("evidence", f"{q.basis}/{q.method}" + unlogged),
+        ("evidence from", (m.evidence.source_id if m.evidence else "-") + unlogged),
         ("freshness", f"{q.freshness:.3f}  (age {q.age_days:.1f} days)"),
         ("factor", f"{q.factor:.4f} = freshness × evidence {q.evidence_weight:.2f} × "
                    f"utility {q.utility:g} × accuracy {q.accuracy:g}"),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from store import Event, Memory, MemoryStore, Refused, StoreError
 from store._js import iso, js_len
-from store.past import diff
+from store.past import UNLOGGED_JSON, diff
 from store.recall import TOOL_QUERY_MAX, Purpose, digest
 from store.status import status as status_report
 
@@ -50,7 +50,14 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
         return await _export(store, args, o)
     if verb == "show":
         m = await store.memory(args.id)
-        o.json(record_json(m)) if args.json else print_memory(m, o)
+        past = await store.past()
+        if args.json:
+            out = record_json(m)
+            if past is not None:  # what the event log could not give back
+                out["asOf"] = {"at": iso(past.when), "notInEventLog": list(UNLOGGED_JSON)}
+            o.json(out)
+        else:
+            print_memory(m, o, replayed=past is not None)
         return EXIT_OK
     if verb == "history":
         return await _history(store, args, o)
@@ -58,6 +65,8 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
         return await _diff(store, args, o)
     if verb == "status":
         r = await status_report(store)
+        if store.as_of is not None:
+            o.note("memevo-tui: the records are as of then; the learning queue is as it is now")
         o.json(status_json(r)) if args.json else print_status(r, o)
         return EXIT_OK
     load = await store.load_stored()
