@@ -28,6 +28,7 @@ from store import (
     system_clock,
 )
 from store._js import fp, iso
+from store.past import Past, PastLog
 from store.recall import Purpose, Recall
 
 from .appstate import AppState
@@ -171,6 +172,11 @@ class DashboardState:
         """When the poller last saw another connection commit."""
         self.as_of: float | None = None
         """The time dial: the moment the records are shown as of (None: now)."""
+        self.past: Past | None = None
+        """The dial is at a past moment: the records as they were, replayed from the
+        event log (``rows`` are then these, and the present waits in ``_present``)."""
+        self._present: list[Row] | None = None
+        self._past_log: PastLog | None = None
         self._listeners: list[Listener] = []
         self._positions: dict[str, int] | None = None  # row id -> index in rows, on demand
         self._full_loads = 0
@@ -301,8 +307,42 @@ class DashboardState:
     def _dialed(self, rows: Sequence[Row]) -> list[Row]:
         return list(rows) if self.as_of is None else at(rows, self.as_of)
 
+    async def dial_past(self, when_ms: float) -> Past:
+        """Show the records as they were at ``when_ms`` (before now), replayed from the
+        event log by the same path as ``--as-of`` (``store.past.PastLog``).
+
+        Where the log is exact only back to a later moment (an event there cannot be
+        undone), the dial goes to that moment instead: the returned ``Past`` says so
+        (``clamped``), and nothing older is guessed. Raises ``StoreError``.
+        """
+        store = await self.open()
+        present = self._present if self._present is not None else self.rows
+        if self._past_log is None or self._past_log.store is not store:
+            self._past_log = PastLog(store)
+        asked = await self._past_log.at(when_ms, present, self.last_rowid)
+        past = asked
+        if asked.clamped and asked.exact_back_to is not None:
+            past = await self._past_log.at(asked.exact_back_to, present, self.last_rowid)
+        self._present = present
+        self.past = asked
+        self.as_of = past.when
+        self._show(list(past.rows))
+        self._tell(Dialed(past.when))
+        return asked
+
+    def _show(self, rows: list[Row]) -> None:
+        """Show other records wholesale (the dial crossing into or out of the past)."""
+        self.rows = rows
+        self._positions = None
+        self._full_loads += 1  # the recall index is rebuilt for them
+        self._changed.clear()
+
     def set_as_of(self, when_ms: float | None) -> None:
-        """Show every record as of ``when_ms`` (None: now). Nothing is written."""
+        """Show every record as of ``when_ms`` (None: now, or a future moment: the same
+        records, decay projected). Nothing is written."""
+        if self._present is not None:  # back from the past
+            present, self._present, self.past = self._present, None, None
+            self._show(present)
         self.as_of = when_ms
         self.rows = at(self.rows, self.now())  # same rows, same order: positions hold
         # Every record's quality changed, none of its words: the recall index rewrites
@@ -313,8 +353,9 @@ class DashboardState:
     def write_refusal(self) -> str | None:
         """Why a write key does nothing now, or None when it may write."""
         if self.as_of is not None:
+            how = "as it was then" if self.past is not None else "(simulated)"
             return (
-                f"The time dial shows {iso(self.as_of)[:10]} (simulated), and every write "
+                f"The time dial shows {iso(self.as_of)[:10]} {how}, and every write "
                 "stamps the real time: nothing was written. Press 0 to return to now"
             )
         if self.read_only:
@@ -325,6 +366,8 @@ class DashboardState:
         return None
 
     def _replace_all(self, load: MemoryLoad[Memory]) -> None:
+        if self._present is not None:  # a full reload ends a look at the past
+            self._present, self.past, self.as_of = None, None, None
         self.rows = self._dialed([*load.corrupt, *load.memories])
         self._positions = None
         self.corrupt = len(load.corrupt)
@@ -335,6 +378,7 @@ class DashboardState:
         self, load: MemoryLoad[Memory], *, partial: bool, total: int, last_rowid: int
     ) -> None:
         """A read of every row (or of a first screenful, ``partial``) finished."""
+        was_past = self._present is not None
         self._replace_all(load)
         self.total = total
         self.partial = partial
@@ -347,9 +391,23 @@ class DashboardState:
             # at 100,000 rows otherwise). They are still freed when replaced.
             gc.freeze()
         self._tell(Reloaded(partial, total, self.corrupt))
+        if was_past:
+            self._tell(Dialed(None))
 
     def _put(self, rows: Sequence[Row]) -> Sequence[Row]:
-        """Put changed rows in place, new ones at the end: work in proportion to the change."""
+        """Put changed rows in place, new ones at the end: work in proportion to the change.
+
+        While the dial is in the past, a change is a change to the present: it waits
+        there, and the records shown (as they were) do not move."""
+        if self._present is not None:
+            where = {r.id: i for i, r in enumerate(self._present)}
+            for r in rows:
+                i = where.get(r.id)
+                if i is None:
+                    self._present.append(r)
+                else:
+                    self._present[i] = r
+            return ()
         rows = self._dialed(rows)
         for r in rows:
             i = self._index_of(r.id)
@@ -373,7 +431,9 @@ class DashboardState:
         rowids = [e.rowid for e in events if isinstance(e, Event)]
         if rowids:
             self.last_rowid = max(self.last_rowid, *rowids)
-        added = frozenset(r.id for r in rows if self._index_of(r.id) is None)
+        added = frozenset(
+            r.id for r in rows if self._present is None and self._index_of(r.id) is None
+        )
         self._tell(LiveChanged(tuple(events), tuple(self._put(rows)), added))
 
     def saw_done_sources(self, signature: tuple[int, int], rowids: frozenset[int]) -> None:

@@ -24,6 +24,7 @@ from store import CorruptRow, Memory, MemoryStore, NotInLog, fixed_clock
 from store._js import parse_ms
 from store.past import UNLOGGED_JSON, PastLog
 
+from apphelpers import event_count, make_app, memory_list, press, settle, until, wait_loaded
 from conftest import FIXTURE_NOW
 
 MOMENTS = [
@@ -282,3 +283,52 @@ def test_show_as_of_says_which_fields_the_log_cannot_give(
     }
     code, out, _ = run(capsys, *argv[:4])  # now: no label
     assert "not in the event log" not in out and "asOf" not in out
+
+
+async def test_the_time_dial_to_a_past_moment_shows_the_records_as_they_were(
+    realistic: Path,
+) -> None:
+    """``t`` with a past date turns the dial by the same replay as ``--as-of``: the list
+    shows exactly the records that existed then, as they were; writes stay off; ``0``
+    brings back every record as it is now."""
+    truth = replayed_forward(realistic, parse_ms("2025-06-01T00:00:00.000Z") or 0)
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("a")  # forgotten and conflicted shown too
+        await pilot.press("t", *"2025-06-01", "enter")
+        await until(pilot, lambda: app.state.past is not None, "the past")
+        await settle(pilot)
+        shown = {r.id: r for r in memory_list(app).rows if isinstance(r, Memory)}
+        assert set(shown) == set(truth)
+        for record_id, record in shown.items():
+            assert record.content == truth[record_id]["content"]
+            assert record.status == truth[record_id]["status"]
+            assert record.revision == truth[record_id]["revision"]
+        notices = [n.message for n in app._notifications]
+        assert any("replayed from the event log (62 records then)" in n for n in notices)
+        status = str(app.screen.query_one("#status-line").render())
+        assert "as of 2025-06-01 00:00 (from the event log; 0: now)" in status
+        before = event_count(realistic)
+        await press(pilot, "p")  # a write key writes nothing, and says why
+        assert event_count(realistic) == before
+        assert "time dial" in list(app._notifications)[-1].message
+        await press(pilot, "0")
+        assert app.state.as_of is None and app.state.past is None
+        await until(pilot, lambda: len(memory_list(app).rows) == 205, "every record, as now")
+
+
+async def test_the_time_dial_stops_where_the_log_stops_being_exact(realistic: Path) -> None:
+    history = sorted(events(realistic))
+    rowid, event = next((r, e) for r, e in history[120:] if e["after"])
+    tamper(realistic, rowid, wrong_after)
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("t", *"2024-12-01", "enter")
+        await until(pilot, lambda: app.state.past is not None, "the dial")
+        await settle(pilot)
+        [warning] = [n for n in app._notifications if n.severity == "warning"]
+        assert f"exact back to {event['at']}; older changes unreadable" in warning.message
+        assert app.state.as_of == parse_ms(event["at"])  # as far back as it is exact
+        assert app.is_running

@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Header, TabbedContent, TabPane
 
+from store import StoreError
 from store._js import iso
 
 from ..compat.textual import LateFocusTabs
@@ -185,18 +186,15 @@ class Dashboard(Screen[None]):
             except BadMoment as exc:
                 self.notify(str(exc), title="Time dial", severity="error")
                 return
+            if when is not None and when < state.clock():
+                self.run_worker(self._dial_past(when), group="dial", exclusive=True)
+                return
             state.set_as_of(when)
             if when is not None:
-                past = (
-                    " A past date shows today's records (their texts as they are now) with "
-                    "the quality rules applied for that day."
-                    if when < state.clock()
-                    else ""
-                )
                 self.notify(
                     f"Showing the store as of {moment(when)} (simulated): decay, dormancy, "
                     f"the review queue and what pi would inject. Nothing can be written; "
-                    f"0 returns to now.{past}",
+                    f"0 returns to now.",
                     title="Time dial",
                 )
 
@@ -205,6 +203,29 @@ class Dashboard(Screen[None]):
                          hint=f"{HELP}; esc returns to now"),
             done,
         )  # fmt: skip
+
+    async def _dial_past(self, when: float) -> None:
+        """Turn the dial to a past moment: the records as they were, from the event log."""
+        try:
+            past = await self.state.dial_past(when)
+        except StoreError as exc:
+            self.notify(f"The time dial cannot go back: {exc}", title="Time dial",
+                        severity="error")  # fmt: skip
+            return
+        shown = self.state.as_of if self.state.as_of is not None else when
+        if past.clamped:
+            self.notify(
+                f"{moment(when)} is not known: the event log is {past.limit_line()}. "
+                f"Showing {moment(shown)}, as far back as it is exact. 0 returns to now.",
+                title="Time dial",
+                severity="warning",
+            )
+            return
+        self.notify(
+            f"Showing the store as it was on {moment(shown)}, replayed from the event log "
+            f"({len(past.rows)} records then). Nothing can be written; 0 returns to now.",
+            title="Time dial",
+        )
 
     def action_now(self) -> None:
         if self.state.as_of is not None:
@@ -340,4 +361,5 @@ class Dashboard(Screen[None]):
             last_change=state.last_change,
             problem=state.problem,
             as_of=state.as_of,
+            replayed=state.past is not None,
         )

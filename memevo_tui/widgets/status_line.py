@@ -31,7 +31,10 @@ class StatusLine(Widget):
         last_change: float | None,
         problem: str = "",
         as_of: float | None = None,
+        replayed: bool = False,
     ) -> None:
+        """``replayed``: ``as_of`` is a past moment, the records as they were (from the
+        event log); otherwise the records are as now, their decay projected."""
         if problem:  # live updates cannot be trusted while the store fails
             self.indicator = (f"✗ store error: {problem} (ctrl+r retries)", f"✗ {problem}")
         elif live:
@@ -43,7 +46,8 @@ class StatusLine(Widget):
             self.banner = ("", "")
         else:
             when = iso(as_of)[:16].replace("T", " ")
-            self.banner = (f" as of {when} (simulated; 0: now) ", f" as of {when[:10]} ")
+            how = "from the event log" if replayed else "simulated"
+            self.banner = (f" as of {when} ({how}; 0: now) ", f" as of {when[:10]} ")
         self.left = " · ".join(parts)
         self.refresh()
 
