@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import gc
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +28,7 @@ from store import (
     system_clock,
 )
 from store._js import fp, iso
+from store.model import retimed
 from store.past import Past, PastLog
 from store.recall import Purpose, Recall
 
@@ -110,7 +111,7 @@ Change = Reloaded | OwnWrite | LiveChanged | Failed | LiveToggled | Dialed | Reg
 
 def at(rows: Sequence[Row], when_ms: float) -> list[Row]:
     """The rows with their quality (freshness, aging, dormancy) as of ``when_ms``."""
-    return [replace(r, quality_at=when_ms) if isinstance(r, Memory) else r for r in rows]
+    return [retimed(r, when_ms) if isinstance(r, Memory) else r for r in rows]
 
 
 Listener = Callable[[Change], None]

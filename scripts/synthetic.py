@@ -82,3 +82,74 @@ def build_synthetic(path: Path, count: int, *, seed: int = 7, rich: bool = False
     con.commit()
     con.close()
     return path
+
+
+def build_with_history(path: Path, count: int, events: int, *, seed: int = 11) -> Path:
+    """A store with ``count`` memories whose every change is an event, ``events`` in all:
+    each record is created by one event, then changed (pinned, unpinned, marked useful,
+    forgotten, given aliases) by the rest, at moments spread over 800 days. The current
+    rows are each record's last version, so the log undoes exactly back to empty."""
+    rng = random.Random(seed)
+    create_store(path)
+    changes = max(0, events - count)
+    per = [0] * count
+    for _ in range(changes):
+        per[rng.randrange(count)] += 1
+    log: list[tuple[float, int, dict[str, Any] | None, dict[str, Any]]] = []
+    final: dict[str, dict[str, Any]] = {}
+    for i in range(count):
+        kind = KINDS[i % 4]
+        scope = f"/home/dev/projects/p{i % 8}"
+        words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 18)))
+        content = f"Record {i}: {words}."
+        created = NOW_MS - rng.randint(1, 800) * 86_400_000 + rng.randint(0, 86_399_999)
+        record: dict[str, Any] = {
+            "id": fp(js_json([scope, kind, content])),
+            "kind": kind,
+            "content": content,
+            "scope": scope,
+            "sourceEntryId": f"compact:s{i}:e",
+            "createdAt": iso(created),
+            "updatedAt": iso(created),
+            "revision": 1,
+            "layer": "durable",
+            "status": "provisional",
+            "evidence": {"basis": "summary", "method": "local",
+                         "sourceId": f"compact:s{i}:e", "at": iso(created)},
+        }  # fmt: skip
+        log.append((created, i, None, record))
+        moments = sorted(rng.uniform(created + 1, NOW_MS - 1) for _ in range(per[i]))
+        for at in moments:
+            before, record = record, dict(record)
+            step = rng.randrange(4)
+            if step == 0:
+                record["layer"] = "durable" if record["layer"] == "pinned" else "pinned"
+            elif step == 1:
+                verdict = rng.choice(("useful", "unhelpful"))
+                signal = {"verdict": verdict, "sourceId": f"manual:{i}", "at": iso(at)}
+                record["feedback"] = {"utility": signal}
+            elif step == 2:
+                record["searchTerms"] = [rng.choice(WORDS), rng.choice(WORDS) + "s"]
+            else:
+                record["status"] = "forgotten" if record["status"] != "forgotten" else "confirmed"
+            record["revision"] = before["revision"] + 1
+            record["updatedAt"] = iso(at)
+            log.append((at, i, before, record))
+        final[record["id"]] = record
+    log.sort(key=lambda e: e[0])
+    con = sqlite3.connect(path)
+    rows = []
+    for n, (at, _, was, after) in enumerate(log):
+        event_id = f"{n:08x}-0000-4000-8000-{n:012x}"
+        data = {"id": event_id, "at": iso(at), "actor": "manual" if was else "local",
+                "reason": "pin" if was else f"Capture compact:s{n}", "scope": after["scope"],
+                "before": [was], "after": [after]}  # fmt: skip
+        rows.append((event_id, after["scope"], js_json(data)))
+    con.executemany("INSERT INTO events (id, scope, data) VALUES (?,?,?)", rows)
+    con.executemany(
+        "INSERT OR IGNORE INTO memories VALUES (?,?,?,?)",
+        [(r["id"], r["scope"], fp(r["content"]), js_json(r)) for r in final.values()],
+    )
+    con.commit()
+    con.close()
+    return path

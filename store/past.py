@@ -39,14 +39,15 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from ._js import iso, parse_ms
 from .base import StoreBase
-from .model import CorruptRow, Memory
+from .errors import NotInLog
+from .model import CorruptRow, Memory, Signal, retimed
 from .rows import listed_from_data, loads
 from .validate import event_problem
 
@@ -92,6 +93,40 @@ def same_logged(a: Memory, b: Memory) -> bool:
     return a.id == b.id and all(getattr(a, f) == getattr(b, f) for f in LOGGED)
 
 
+def _same_signal(signal: Signal | None, feedback: Any, slot: str) -> bool:
+    raw = feedback.get(slot) if isinstance(feedback, dict) else None
+    if not isinstance(raw, dict):
+        return signal is None
+    return (
+        signal is not None
+        and signal.verdict == raw.get("verdict")
+        and signal.source_id == raw.get("sourceId", "")
+        and signal.at == raw.get("at", "")
+    )
+
+
+def follows(record: Memory, data: dict[str, Any]) -> bool:
+    """The stored record ``data`` is ``record`` on every field the event log records
+    (``same_logged`` without typing ``data`` first: a walk checks every event's
+    ``after`` this way)."""
+    g = data.get
+    return (
+        g("id") == record.id
+        and g("content") == record.content
+        and g("updatedAt") == record.updated_at
+        and g("revision") == record.revision
+        and g("status") == record.status
+        and g("layer") == record.layer
+        and g("kind") == record.kind
+        and g("scope") == record.scope
+        and g("createdAt") == record.created_at
+        and tuple(g("searchTerms") or ()) == record.search_terms
+        and tuple(g("suppressedHashes") or ()) == record.suppressed_hashes
+        and _same_signal(record.utility, g("feedback"), "utility")
+        and _same_signal(record.accuracy, g("feedback"), "accuracy")
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Past:
     """The records as of a moment, replayed from the event log."""
@@ -130,8 +165,10 @@ class Past:
 class _Checkpoint:
     rowid: int
     """The reconstruction just after this event (every newer one undone)."""
-    overlay: dict[str, Memory | None]
-    """The records that differ from now: as they were, or None where they did not exist."""
+    delta: dict[str, Memory | None]
+    """The records the events between this checkpoint and the next newer one changed, as
+    they were here (None: not yet created). The reconstruction here is every delta from
+    now down to this one, each older one laid over the newer."""
 
 
 @dataclass(slots=True)
@@ -146,7 +183,12 @@ class PastLog:
     """The event log's moments, with the checkpoints of earlier walks, for one store.
 
     ``at`` is the one path to the past: the time dial and every reading verb's
-    ``--as-of`` call it.
+    ``--as-of`` call it. Walks reach back from now, and the oldest point reached (the
+    frontier) moves only back: the checkpoints between it and now are contiguous, each
+    holding only what changed since the newer one (so they hold, together, at most one
+    record per event undone). A moment at or after the frontier is the merge of the
+    checkpoints down to the nearest one at or before it, then at most
+    ``checkpoint_every`` events undone; a moment before it extends the frontier.
     """
 
     store: StoreBase
@@ -156,9 +198,12 @@ class PastLog:
     _moments: list[float] = field(default_factory=list)
     _floor: list[float] = field(default_factory=list)
     """``_floor[i]`` = the earliest moment among events ``i`` and newer (unreadable: +inf)."""
-    _top: int = 0
+    _top: int = -1
     _now: dict[str, Row] | None = None
     _checkpoints: list[_Checkpoint] = field(default_factory=list)
+    """Newest first, rowids decreasing; the last is the frontier."""
+    _frontier: dict[str, Memory | None] = field(default_factory=dict)
+    """The reconstruction at the frontier (all the checkpoints merged)."""
     _broken: _Broken | None = None
 
     async def _read_moments(self, upto: int) -> None:
@@ -181,27 +226,39 @@ class PastLog:
 
     def _boundary(self, when: float) -> int:
         """The rowid of the newest event written at or before ``when`` (0: none)."""
-        i = bisect.bisect_right(self._floor, when) - 1
         # _floor is nondecreasing; the newest event i with moment <= when is the last
         # index whose suffix minimum is <= when.
+        i = bisect.bisect_right(self._floor, when) - 1
         return self._rowids[i] if i >= 0 else 0
+
+    @property
+    def _frontier_rowid(self) -> int:
+        return self._checkpoints[-1].rowid if self._checkpoints else self._top
 
     async def at(self, when: float, now: Sequence[Row], upto: int) -> Past:
         """The records as of ``when`` (epoch ms), from ``now`` (the current rows, which
         reflect every event up to rowid ``upto``)."""
         if self._now is None or self._top != upto:
             self._now = {r.id: r for r in now}
-            self._checkpoints, self._broken = [], None
+            self._checkpoints, self._frontier, self._broken = [], {}, None
             await self._read_moments(upto)
         boundary = self._boundary(when)
-        undone = 0
-        if self._broken is None or self._broken.rowid < boundary:
-            start = self._nearest(boundary)
-            overlay = dict(start.overlay)
-            undone = await self._walk(start.rowid, boundary, overlay)
         broken = self._broken
-        if broken is not None and broken.rowid >= boundary:
-            overlay = self._nearest(broken.rowid).overlay  # the log is exact down to here
+        undone = 0
+        if boundary < self._frontier_rowid and broken is None:
+            undone = await self._extend(boundary)
+            broken = self._broken
+        if boundary <= self._frontier_rowid:  # at the frontier, or below a break
+            overlay = self._frontier  # only read below, and not kept
+        else:
+            overlay = {}
+            start = self._top
+            for cp in self._checkpoints:
+                if cp.rowid < boundary:
+                    break
+                overlay.update(cp.delta)
+                start = cp.rowid
+            undone = await self._walk(start, boundary, overlay, None)
         shown = when if broken is None else max(when, broken.exact_back_to)
         rows: list[Row] = []
         for row in now:
@@ -210,7 +267,7 @@ class PastLog:
                 continue
             was = overlay[row.id] if row.id in overlay else row
             if was is not _GONE:
-                rows.append(replace(was, quality_at=shown))
+                rows.append(retimed(was, shown))
         return Past(
             when=when,
             rows=tuple(rows),
@@ -221,17 +278,30 @@ class PastLog:
             undone=undone,
         )
 
-    def _nearest(self, rowid: int) -> _Checkpoint:
-        """The checkpoint closest above ``rowid`` (now, when there is none)."""
-        best = _Checkpoint(self._top, {})
-        for cp in self._checkpoints:
-            if rowid <= cp.rowid < best.rowid:
-                best = cp
-        return best
+    async def _extend(self, boundary: int) -> int:
+        """Walk the frontier back to ``boundary``, leaving a checkpoint every
+        ``checkpoint_every`` events and one at the end."""
+        touched: set[str] = set()
+        undone = await self._walk(self._frontier_rowid, boundary, self._frontier, touched)
+        if self._broken is None:
+            self._checkpoint(boundary, touched)
+        return undone
 
-    async def _walk(self, start: int, boundary: int, overlay: dict[str, Memory | None]) -> int:
-        """Undo the events in (``boundary``, ``start``] newest first into ``overlay``;
-        leave checkpoints on the way; stop at the first that does not follow."""
+    def _checkpoint(self, rowid: int, touched: set[str]) -> None:
+        frontier = self._frontier
+        self._checkpoints.append(_Checkpoint(rowid, {i: frontier[i] for i in touched}))
+        touched.clear()
+
+    async def _walk(
+        self,
+        start: int,
+        boundary: int,
+        overlay: dict[str, Memory | None],
+        touched: set[str] | None,
+    ) -> int:
+        """Undo the events in (``boundary``, ``start``] newest first into ``overlay``.
+        With ``touched`` (extending the frontier), leave checkpoints on the way, and stop
+        at the first event that does not follow."""
         assert self._now is not None
         undone = 0
         high = start
@@ -244,19 +314,22 @@ class PastLog:
             if not rows:
                 break
             for rowid, event_id, scope, raw in rows:
-                why = _undo(event_id, scope, raw, overlay, self._now, self.typed)
-                if why is not None:
-                    self._break(int(rowid), event_id, why, overlay)
+                changed = _undo(event_id, scope, raw, overlay, self._now, self.typed)
+                if isinstance(changed, str):
+                    if touched is None:  # the frontier's walk passed it: it was rewritten
+                        raise NotInLog(f"the event log changed while it was read ({changed})")
+                    self._checkpoint(int(rowid), touched)
+                    self._break(int(rowid), event_id, changed)
                     return undone
                 undone += 1
-                if undone % self.checkpoint_every == 0:
-                    self._checkpoints.append(_Checkpoint(int(rowid) - 1, dict(overlay)))
+                if touched is not None:
+                    touched.update(changed)
+                    if undone % self.checkpoint_every == 0:
+                        self._checkpoint(int(rowid) - 1, touched)
             high = int(rows[-1][0]) - 1
         return undone
 
-    def _break(
-        self, rowid: int, event_id: object, why: str, overlay: dict[str, Memory | None]
-    ) -> None:
+    def _break(self, rowid: int, event_id: object, why: str) -> None:
         """The event at ``rowid`` cannot be undone: the log is exact down to it."""
         i = bisect.bisect_left(self._rowids, rowid)
         inf = float("inf")
@@ -266,7 +339,6 @@ class PastLog:
         if moment == inf:  # no readable moment newer either: exact as of now only
             moment = self.store.now_ms()
         self._broken = _Broken(rowid, moment, f"event {event_id}: {why}")
-        self._checkpoints.append(_Checkpoint(rowid, dict(overlay)))
 
 
 def _undo(
@@ -276,8 +348,8 @@ def _undo(
     overlay: dict[str, Memory | None],
     now: Mapping[str, Row],
     typed: Typed,
-) -> str | None:
-    """Undo one event into ``overlay``; why it cannot be undone, or None."""
+) -> str | list[str]:
+    """Undo one event into ``overlay``: the records it changed, or why it cannot be."""
     try:
         data: Any = orjson.loads(raw)  # type: ignore[arg-type]
     except (orjson.JSONDecodeError, TypeError):
@@ -285,7 +357,7 @@ def _undo(
             data = loads(raw)  # type: ignore[arg-type]
         except (ValueError, TypeError, RecursionError):
             return "not JSON"
-    problem = event_problem(data, str(event_id), str(scope))
+    problem = event_problem(data, str(event_id), str(scope), after_records=False)
     if problem is not None:
         return problem
     when = 0.0  # quality is taken at the end, for the moment shown
@@ -293,12 +365,12 @@ def _undo(
     for before, after in zip(data["before"], data["after"], strict=True):
         record_id = after["id"]
         current = overlay[record_id] if record_id in overlay else now.get(record_id)
-        if not isinstance(current, Memory) or not same_logged(current, typed(after, when)):
+        if not isinstance(current, Memory) or not follows(current, after):
             return f"its change to {record_id} does not lead to the record as it is later"
         changes.append((record_id, None if before is None else typed(before, when)))
     for record_id, was in changes:
         overlay[record_id] = was
-    return None
+    return [record_id for record_id, _ in changes]
 
 
 FIELD_NAMES = {

@@ -13,7 +13,7 @@ import json
 import random
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ import pytest
 from memevo_tui.__main__ import main
 from store import CorruptRow, Memory, MemoryStore, NotInLog, fixed_clock
 from store._js import parse_ms
+from store.model import retimed
 from store.past import UNLOGGED_JSON, PastLog
 
 from apphelpers import event_count, make_app, memory_list, press, settle, until, wait_loaded
@@ -332,3 +333,16 @@ async def test_the_time_dial_stops_where_the_log_stops_being_exact(realistic: Pa
         assert f"exact back to {event['at']}; older changes unreadable" in warning.message
         assert app.state.as_of == parse_ms(event["at"])  # as far back as it is exact
         assert app.is_running
+
+
+async def test_retimed_is_replace_of_the_quality_time(realistic: Path) -> None:
+    store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+    try:
+        listed = (await store.load_memories()).memories
+        stored = (await store.load_stored()).memories
+    finally:
+        await store.close()
+    for record in (*listed[:20], *stored[:20]):
+        again = retimed(record, 1.5e12)
+        assert type(again) is type(record)
+        assert values([again]) == values([replace(record, quality_at=1.5e12)])

@@ -1,0 +1,103 @@
+"""Benchmark: moving the time dial into the past, against a plain read of the events.
+
+Builds (once, cached in the temporary directory) a synthetic store whose every
+change is an event: 100,000 records and 300,000 events by default, over 800 days.
+Then, in one process:
+
+- the baseline: a plain read of every event row (``SELECT rowid, id, scope, data FROM
+  events``, fetched, nothing parsed);
+- the first move: the dial from now to before the first event, with no checkpoint
+  yet: one pass over every event (the moments of all events are read first), leaving
+  the checkpoints (what the dashboard does once, in a worker, when the dial or the
+  Timeline first goes to the past);
+- moves after it: the dial to 30 moments spread over the last 800 days, in a random
+  order, each from the nearest checkpoint (a user turning the dial, or moving a
+  cursor along the Timeline).
+
+Each is printed in milliseconds and as a ratio to the baseline (goal, issue 29: a move
+takes at most 300 ms at 100,000 records and 300,000 events).
+
+    python scripts/bench_past.py [--count N] [--events E] [--moves M]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synthetic import NOW_MS, build_with_history
+
+from store import CorruptRow, Memory, MemoryStore, fixed_clock
+from store._js import iso
+from store.past import PastLog
+
+DAY = 86_400_000
+
+
+def plain_read(path: Path) -> float:
+    start = time.perf_counter()
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    rows = con.execute("SELECT rowid, id, scope, data FROM events ORDER BY rowid DESC").fetchall()
+    con.close()
+    assert rows
+    return (time.perf_counter() - start) * 1000
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--count", type=int, default=100_000)
+    parser.add_argument("--events", type=int, default=300_000)
+    parser.add_argument("--moves", type=int, default=30)
+    args = parser.parse_args()
+    path = Path(tempfile.gettempdir()) / f"memevo-past-{args.count}-{args.events}.sqlite"
+    if not path.exists():
+        print(f"building {path} ...", file=sys.stderr)
+        partial = path.with_suffix(".partial")
+        partial.unlink(missing_ok=True)
+        build_with_history(partial, args.count, args.events)
+        partial.rename(path)
+    store = await MemoryStore.open(path, read_only=True, clock=fixed_clock(iso(NOW_MS)))
+    try:
+        load = await store.load_memories()
+        rows: list[Memory | CorruptRow] = [*load.corrupt, *load.memories]
+        top = await store.last_event_rowid()
+        baseline = statistics.median(plain_read(path) for _ in range(3))
+        log = PastLog(store)
+        start = time.perf_counter()
+        first = await log.at(0, rows, top)
+        first_ms = (time.perf_counter() - start) * 1000
+        rng = random.Random(3)
+        moments = [NOW_MS - rng.uniform(0, 800) * DAY for _ in range(args.moves)]
+        moves: list[float] = []
+        undone: list[int] = []
+        for when in moments:
+            start = time.perf_counter()
+            past = await log.at(when, rows, top)
+            moves.append((time.perf_counter() - start) * 1000)
+            undone.append(past.undone)
+    finally:
+        await store.close()
+    moves.sort()
+    p95 = moves[min(len(moves) - 1, int(len(moves) * 0.95))]
+    print(f"store: {len(rows):,} records, {top:,} events ({path.name})")
+    print(f"baseline, a plain read of every event:     {baseline:8.0f} ms")
+    print(f"first move, now to the start ({first.undone:,} undone): "
+          f"{first_ms:8.0f} ms  {first_ms / baseline:5.2f}x")  # fmt: skip
+    print(f"later moves ({len(moves)}, from checkpoints; median {statistics.median(undone):,.0f} "
+          f"undone): median {statistics.median(moves):.0f} ms "
+          f"({statistics.median(moves) / baseline:.2f}x), p95 {p95:.0f} ms "
+          f"({p95 / baseline:.2f}x), max {moves[-1]:.0f} ms")  # fmt: skip
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
