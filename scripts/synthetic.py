@@ -26,6 +26,38 @@ TAIL = (
 ).split()
 
 
+def new_record(
+    i: int,
+    kind: str,
+    scope: str,
+    content: str,
+    created: float,
+    updated: float,
+    *,
+    layer: str = "durable",
+    status: str = "provisional",
+) -> dict[str, Any]:
+    """Record ``i`` as a capture writes it: revision 1, summary evidence from its source."""
+    return {
+        "id": fp(js_json([scope, kind, content])),
+        "kind": kind,
+        "content": content,
+        "scope": scope,
+        "sourceEntryId": f"compact:s{i}:e",
+        "createdAt": iso(created),
+        "updatedAt": iso(updated),
+        "revision": 1,
+        "layer": layer,
+        "status": status,
+        "evidence": {
+            "basis": "summary",
+            "method": "local",
+            "sourceId": f"compact:s{i}:e",
+            "at": iso(created),
+        },
+    }
+
+
 def build_synthetic(path: Path, count: int, *, seed: int = 7, rich: bool = False) -> Path:
     """A store with ``count`` valid memories over 800 days in 8 origins.
 
@@ -49,24 +81,11 @@ def build_synthetic(path: Path, count: int, *, seed: int = 7, rich: bool = False
             )
         created = NOW_MS - rng.randint(0, 800) * 86_400_000
         updated = created + rng.randint(0, 30) * 3_600_000
-        record: dict[str, Any] = {
-            "id": fp(js_json([scope, kind, content])),
-            "kind": kind,
-            "content": content,
-            "scope": scope,
-            "sourceEntryId": f"compact:s{i}:e",
-            "createdAt": iso(created),
-            "updatedAt": iso(min(updated, NOW_MS)),
-            "revision": 1,
-            "layer": "pinned" if i % 97 == 0 else "durable",
-            "status": "forgotten" if i % 31 == 0 else "provisional",
-            "evidence": {
-                "basis": "summary",
-                "method": "local",
-                "sourceId": f"compact:s{i}:e",
-                "at": iso(created),
-            },
-        }
+        record = new_record(
+            i, kind, scope, content, created, min(updated, NOW_MS),
+            layer="pinned" if i % 97 == 0 else "durable",
+            status="forgotten" if i % 31 == 0 else "provisional",
+        )  # fmt: skip
         if i % 5 == 0:
             record["reinforcedAt"] = iso(min(updated + 86_400_000 * 20, NOW_MS))
         if i % 7 == 0:
@@ -103,20 +122,7 @@ def build_with_history(path: Path, count: int, events: int, *, seed: int = 11) -
         words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 18)))
         content = f"Record {i}: {words}."
         created = NOW_MS - rng.randint(1, 800) * 86_400_000 + rng.randint(0, 86_399_999)
-        record: dict[str, Any] = {
-            "id": fp(js_json([scope, kind, content])),
-            "kind": kind,
-            "content": content,
-            "scope": scope,
-            "sourceEntryId": f"compact:s{i}:e",
-            "createdAt": iso(created),
-            "updatedAt": iso(created),
-            "revision": 1,
-            "layer": "durable",
-            "status": "provisional",
-            "evidence": {"basis": "summary", "method": "local",
-                         "sourceId": f"compact:s{i}:e", "at": iso(created)},
-        }  # fmt: skip
+        record = new_record(i, kind, scope, content, created, created)
         log.append((created, i, None, record))
         moments = sorted(rng.uniform(created + 1, NOW_MS - 1) for _ in range(per[i]))
         for at in moments:
