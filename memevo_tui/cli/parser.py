@@ -54,7 +54,8 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
             "--as-of",
             metavar="WHEN",
             help="show the store as of another moment: a date (2026-12-15), an instant, or "
-            "an offset (+30d, -1w); decay and dormancy are computed for it",
+            "an offset (+30d, -1w). Before now, the records as they were then, replayed "
+            "from pi's event log; after, the same records with decay projected",
         )
 
     piped = (
