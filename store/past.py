@@ -9,9 +9,13 @@ What the log cannot give
     pi's confirmation stamp (§5.6) moves ``reinforcedAt`` with no event, and the
     issue that asked for this names ``evidence`` and ``sourceEntryId`` as moving the
     same way. These fields (``UNLOGGED``) are therefore left out when an event is
-    checked against the reconstruction, and a record's value for them is the one the
-    reconstruction gives: its current row's, or the ``before`` of its oldest change
-    after T. A reader shows them as not in the event log.
+    checked against the reconstruction. ``evidence`` and ``sourceEntryId`` are as the
+    reconstruction gives them (the current row's, or the ``before`` of the record's
+    oldest change after T). ``reinforcedAt`` is the stamp the record's newest event at
+    or before T wrote: stamps only move forward and every write carries the stamp
+    along, so that one is known to have been there; a later one, even one dated
+    before T, may have been given after T. A reader shows all three as not in the
+    event log.
 
 Never guess
     Each event undone must follow from the reconstruction: its ``after`` must be, field
@@ -39,7 +43,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -47,7 +51,7 @@ import orjson
 from ._js import iso, parse_ms
 from .base import StoreBase
 from .errors import NotInLog
-from .model import CorruptRow, Memory, Signal, retimed
+from .model import CorruptRow, Memory, Signal, StoredMemory, retimed
 from .rows import listed_from_data, loads
 from .validate import event_problem
 
@@ -205,6 +209,51 @@ class PastLog:
     _frontier: dict[str, Memory | None] = field(default_factory=dict)
     """The reconstruction at the frontier (all the checkpoints merged)."""
     _broken: _Broken | None = None
+    _stamps: dict[str, tuple[list[int], list[object]]] | None = None
+    """Per record, the rowids of the events that wrote it and the ``reinforcedAt``
+    each wrote (read when first needed)."""
+
+    async def _read_stamps(self) -> dict[str, tuple[list[int], list[object]]]:
+        """Each record's confirmation stamp as every event wrote it (one statement)."""
+        if self._stamps is None:
+            rows = await self.store.query(
+                "SELECT e.rowid, json_extract(j.value, '$.id'), "
+                "json_extract(j.value, '$.reinforcedAt') FROM events e, "
+                "json_each(e.data, '$.after') j WHERE json_valid(e.data) "
+                "AND json_type(e.data, '$.after') = 'array' AND e.rowid <= ? ORDER BY e.rowid",
+                (self._top,),
+            )
+            stamps: dict[str, tuple[list[int], list[object]]] = {}
+            for rowid, record_id, stamp in rows:
+                if isinstance(record_id, str):
+                    rowids, values = stamps.setdefault(record_id, ([], []))
+                    rowids.append(int(rowid))
+                    values.append(stamp)
+            self._stamps = stamps
+        return self._stamps
+
+    async def _stamped_then(self, record: Memory, boundary: int) -> Memory:
+        """``record`` with the confirmation stamp its newest event at or before
+        ``boundary`` wrote. A stamp moves without an event (§5.6) and only forward, so
+        that one is known to have been there then; a later one, even one dated earlier
+        than the moment, may have been given after it. A record no event wrote keeps
+        the stamp it has."""
+        stamps = (await self._read_stamps()).get(record.id)
+        if stamps is None:
+            return record
+        i = bisect.bisect_right(stamps[0], boundary) - 1
+        stamp = stamps[1][i] if i >= 0 else None
+        stamp = stamp if isinstance(stamp, str) else None
+        if stamp == record.reinforced_at:
+            return record
+        if isinstance(record, StoredMemory):  # the stored object says the same
+            data = dict(record.data)
+            if stamp is None:
+                data.pop("reinforcedAt", None)
+            else:
+                data["reinforcedAt"] = stamp
+            return replace(record, reinforced_at=stamp, data=data)
+        return replace(record, reinforced_at=stamp)
 
     async def _read_moments(self, upto: int) -> None:
         """Read the moment of every event up to rowid ``upto`` (one statement)."""
@@ -241,6 +290,7 @@ class PastLog:
         if self._now is None or self._top != upto:
             self._now = {r.id: r for r in now}
             self._checkpoints, self._frontier, self._broken = [], {}, None
+            self._stamps = None
             await self._read_moments(upto)
         boundary = self._boundary(when)
         broken = self._broken
@@ -266,8 +316,11 @@ class PastLog:
                 rows.append(row)  # corrupt now: what it was cannot be read
                 continue
             was = overlay[row.id] if row.id in overlay else row
-            if was is not _GONE:
-                rows.append(retimed(was, shown))
+            if was is _GONE:
+                continue
+            if was.reinforced_at is not None:
+                was = await self._stamped_then(was, boundary)
+            rows.append(retimed(was, shown))
         return Past(
             when=when,
             rows=tuple(rows),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import fields, replace
 from pathlib import Path
@@ -21,9 +22,11 @@ import pytest
 
 from memevo_tui.__main__ import main
 from store import CorruptRow, Memory, MemoryStore, NotInLog, fixed_clock
-from store._js import parse_ms
+from store._js import iso, parse_ms
 from store.model import retimed
 from store.past import UNLOGGED_JSON, PastLog
+from store.rows import listed_from_data
+from store.timeline import DAY_MS, activity, standing, weeks
 
 from apphelpers import event_count, make_app, memory_list, press, settle, until, wait_loaded
 from conftest import FIXTURE_NOW
@@ -86,6 +89,8 @@ def test_list_as_of_gives_exactly_the_records_that_existed_then(
     assert set(shown) == set(truth)
     for record_id, item in shown.items():
         assert logged(item["memory"]) == logged(truth[record_id]), record_id
+        # the confirmation stamp: as its newest change at or before then wrote it
+        assert item["memory"].get("reinforcedAt") == truth[record_id].get("reinforcedAt")
         assert (parse_ms(item["memory"]["createdAt"]) or 0) <= when
         assert item["quality"]["ageDays"] >= 0 or item["memory"].get("reinforcedAt")
 
@@ -346,3 +351,30 @@ async def test_retimed_is_replace_of_the_quality_time(realistic: Path) -> None:
         again = retimed(record, 1.5e12)
         assert type(again) is type(record)
         assert values([again]) == values([replace(record, quality_at=1.5e12)])
+
+
+async def test_the_timeline_counts_each_week_s_records_as_they_were(realistic: Path) -> None:
+    """Per week over the last year: the records' states as the forward replay gives
+    them, with their quality taken that week; and the events per day by actor."""
+    store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+    try:
+        load = await store.load_memories()
+        rows: list[Memory | CorruptRow] = [*load.corrupt, *load.memories]
+        top = await store.last_event_rowid()
+        now = parse_ms(FIXTURE_NOW) or 0
+        moments = weeks(now, 52)
+        counted = await standing(PastLog(store), rows, top, moments)
+        days = await activity(store, now - 365 * DAY_MS, now)
+    finally:
+        await store.close()
+    assert [s.at for s in counted] == moments and all(s.exact for s in counted)
+    for s in counted[::5]:
+        truth = replayed_forward(realistic, s.at)
+        expected = Counter(listed_from_data(r, s.at).state for r in truth.values())
+        assert s.counts == dict(expected), iso(s.at)
+    by_day: dict[int, Counter[str]] = {}
+    for _, e in events(realistic):
+        at = parse_ms(e["at"]) or 0
+        if now - 365 * DAY_MS <= at <= now:
+            by_day.setdefault(int(at // DAY_MS), Counter())[e["actor"]] += 1
+    assert days == by_day and sum(sum(c.values()) for c in days.values()) > 50

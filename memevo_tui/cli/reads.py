@@ -55,7 +55,7 @@ def print_table(memories: Sequence[Memory], o: Output) -> None:
     o.note(f"{len(memories)} record(s)")
 
 
-NOT_IN_LOG = "  (as now: not in the event log)"
+NOT_IN_LOG = "  (not in the event log: may have differed then)"
 
 
 def print_memory(m: Memory, o: Output, *, replayed: bool = False) -> None:
