@@ -8,7 +8,7 @@ names goes back to its ``before``, or away where ``before`` is null.
 What the log cannot give
     pi's confirmation stamp (§5.6) moves ``reinforcedAt`` with no event, and the
     issue that asked for this names ``evidence`` and ``sourceEntryId`` as moving the
-    same way. These fields (``UNLOGGED``) are therefore left out when an event is
+    same way. These fields (``UNLOGGED_JSON``) are therefore left out when an event is
     checked against the reconstruction. ``evidence`` and ``sourceEntryId`` are as the
     reconstruction gives them (the current row's, or the ``before`` of the record's
     oldest change after T). ``reinforcedAt`` is the stamp the record's newest event at
@@ -19,7 +19,7 @@ What the log cannot give
 
 Never guess
     Each event undone must follow from the reconstruction: its ``after`` must be, field
-    for field (``UNLOGGED`` aside), the record as reconstructed so far. An event that is
+    for field (``UNLOGGED_JSON`` aside), the record as reconstructed so far. An event that is
     not readable (§2.5's checks) or that does not follow stops the walk there. The
     records are then exact back to that event's moment only, and a moment older than
     that is refused by the caller (``Past.clamped``), never shown as if known.
@@ -32,11 +32,10 @@ Events newer than T
 
 Speed
     The moments of all events are read once (one statement, ``json_extract`` in
-    SQLite), then kept up to date. A walk starts at the nearest checkpoint at or after
-    the moment, not at now, and leaves a checkpoint every ``CHECKPOINT_EVERY`` events
-    it undoes; a checkpoint is the reconstruction at that event, kept as the records
-    that differ from now (the records themselves are shared with the current rows and
-    with the other checkpoints).
+    SQLite). Walks reach back from now and leave a checkpoint every
+    ``CHECKPOINT_EVERY`` events; each checkpoint holds only what changed since the
+    newer one, so a moment already reached is the merge of the checkpoints down to
+    it plus at most that many events undone (see ``PastLog``).
 """
 
 from __future__ import annotations
@@ -53,7 +52,7 @@ from ._js import iso, parse_ms
 from .base import StoreBase
 from .errors import NotInLog
 from .model import CorruptRow, Memory, Signal, StoredMemory, retimed
-from .rows import listed_from_data, loads
+from .rows import listed_from_data, loads, signal_of
 from .validate import event_problem
 
 Typed = Callable[[dict[str, Any], float], Memory]
@@ -61,11 +60,8 @@ Typed = Callable[[dict[str, Any], float], Memory]
 
 Row = Memory | CorruptRow
 
-UNLOGGED = ("source_entry_id", "evidence", "reinforced_at")
-"""Record fields pi changes without an event (as ``Memory`` names them)."""
-
 UNLOGGED_JSON = ("sourceEntryId", "evidence", "reinforcedAt")
-"""The same fields as the stored record names them."""
+"""Record fields pi changes without an event, as the stored record names them."""
 
 LOGGED = (
     "kind",
@@ -93,27 +89,17 @@ READ_CHUNK = 2_000
 _GONE = None  # a record that did not exist yet
 
 
-def same_logged(a: Memory, b: Memory) -> bool:
-    """``a`` and ``b`` agree on every field the event log records."""
-    return a.id == b.id and all(getattr(a, f) == getattr(b, f) for f in LOGGED)
-
-
 def _same_signal(signal: Signal | None, feedback: Any, slot: str) -> bool:
-    raw = feedback.get(slot) if isinstance(feedback, dict) else None
-    if not isinstance(raw, dict):
-        return signal is None
-    return (
-        signal is not None
-        and signal.verdict == raw.get("verdict")
-        and signal.source_id == raw.get("sourceId", "")
-        and signal.at == raw.get("at", "")
-    )
+    """``signal`` is the verdict in ``slot`` of a stored, unchecked ``feedback``."""
+    try:
+        return signal_of(feedback, slot) == signal
+    except (KeyError, TypeError):  # not a verdict pi could have written
+        return False
 
 
 def follows(record: Memory, data: dict[str, Any]) -> bool:
-    """The stored record ``data`` is ``record`` on every field the event log records
-    (``same_logged`` without typing ``data`` first: a walk checks every event's
-    ``after`` this way)."""
+    """The stored record ``data`` is ``record`` on every field in ``LOGGED``, compared
+    without typing ``data`` first (a walk checks every event's ``after`` this way)."""
     g = data.get
     return (
         g("id") == record.id
@@ -141,9 +127,6 @@ class Past:
     rows: tuple[Row, ...]
     """The records that existed then, in the current rows' order, quality as of
     ``when``. A corrupt row is kept as it is now: what it was cannot be read."""
-    walked: frozenset[str]
-    """The records whose row comes from the event log (changed since ``when``); the
-    others are their current rows."""
     exact_back_to: float | None
     """The oldest moment the log gives exactly, or None when it is readable to its start."""
     stopped: str
@@ -323,7 +306,6 @@ class PastLog:
         return Past(
             when=when,
             rows=tuple(rows),
-            walked=frozenset(overlay),
             exact_back_to=None if broken is None else broken.exact_back_to,
             stopped="" if broken is None else broken.why,
             boundary=boundary,

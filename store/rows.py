@@ -31,7 +31,8 @@ def _interned(value: str | None) -> str | None:
     return None if value is None else intern(value)
 
 
-def _signal(feedback: Any, slot: str) -> Signal | None:
+def signal_of(feedback: Any, slot: str) -> Signal | None:
+    """The verdict in ``slot`` of a record's ``feedback`` object, typed (None: none)."""
     if not isinstance(feedback, dict):
         return None
     s = feedback.get(slot)
@@ -78,8 +79,8 @@ def _fields(data: dict[str, Any], now_ms: float) -> tuple[Any, ...]:
         intern(data["layer"]),
         intern(data["status"]),
         evidence,
-        _signal(feedback, "utility"),
-        _signal(feedback, "accuracy"),
+        signal_of(feedback, "utility"),
+        signal_of(feedback, "accuracy"),
         tuple(data.get("searchTerms") or ()),
         tuple(data.get("suppressedHashes") or ()),
         _interned(data.get("reinforcedAt")),
