@@ -26,11 +26,13 @@ from store import (
     MemoryStore,
     StoreError,
     system_clock,
+    timeline,
 )
 from store._js import fp, iso
 from store.model import retimed
 from store.past import Past, PastLog
 from store.recall import Purpose, Recall
+from store.timeline import Standing
 
 from .appstate import AppState
 from .compat import loop_has_ready
@@ -316,20 +318,33 @@ class DashboardState:
         undone), the dial goes to that moment instead: the returned ``Past`` says so
         (``clamped``), and nothing older is guessed. Raises ``StoreError``.
         """
-        store = await self.open()
-        present = self._present if self._present is not None else self.rows
-        if self._past_log is None or self._past_log.store is not store:
-            self._past_log = PastLog(store)
-        asked = await self._past_log.at(when_ms, present, self.last_rowid)
+        log, present = await self._log()
+        asked = await log.at(when_ms, present, self.last_rowid)
         past = asked
         if asked.clamped and asked.exact_back_to is not None:
-            past = await self._past_log.at(asked.exact_back_to, present, self.last_rowid)
+            past = await log.at(asked.exact_back_to, present, self.last_rowid)
         self._present = present
         self.past = asked
         self.as_of = past.when
         self._show(list(past.rows))
         self._tell(Dialed(past.when))
         return asked
+
+    async def _log(self) -> tuple[PastLog, list[Row]]:
+        """The event log's replay (one for the dial and the Timeline, so that what one
+        walked the other reuses) and the present rows it walks back from."""
+        store = await self.open()
+        if self._past_log is None or self._past_log.store is not store:
+            self._past_log = PastLog(store)
+        return self._past_log, self._present if self._present is not None else self.rows
+
+    async def standing(
+        self, moments: Sequence[float], each: Callable[[Standing], None] | None = None
+    ) -> list[Standing]:
+        """How many records were in each state at each of ``moments`` (the Timeline),
+        replayed from the event log like the dial's past. Raises ``StoreError``."""
+        log, present = await self._log()
+        return await timeline.standing(log, present, self.last_rowid, moments, each)
 
     def _show(self, rows: list[Row]) -> None:
         """Show other records wholesale (the dial crossing into or out of the past)."""

@@ -1,4 +1,4 @@
-"""The main screen: the six views in tabs, the status line, and the keys between them.
+"""The main screen: the seven views in tabs, the status line, and the keys between them.
 
 It switches views, carries requests from one view to another (curate this
 search result, undo this event, show this record, show this source's records)
@@ -34,6 +34,7 @@ from ..views.memories import MemoriesView
 from ..views.recall import RecallView
 from ..views.registry import VIEWS
 from ..views.search import SearchView
+from ..views.timeline import TimelineView
 from ..when import HELP, BadMoment, moment, parse_moment
 from ..widgets.app_footer import AppFooter
 from ..widgets.learning_status import LearningStatus
@@ -61,7 +62,7 @@ def _b(
 
 
 class Dashboard(Screen[None]):
-    """The dashboard: Memories, Review, History, Learning, Search and Recall."""
+    """The dashboard: Memories, Review, History, Learning, Search, Recall and Timeline."""
 
     NARROW = 110
     """Below this many columns the detail panes stack under their lists."""
@@ -226,6 +227,14 @@ class Dashboard(Screen[None]):
             f"({len(past.rows)} records then). Nothing can be written; 0 returns to now.",
             title="Time dial",
         )
+
+    def on_timeline_view_dial_requested(self, message: TimelineView.DialRequested) -> None:
+        """enter in the Timeline: the memory list as of that moment (or now)."""
+        self.action_show_tab("memories")
+        if message.when is None:
+            self.action_now()
+        else:
+            self.run_worker(self._dial_past(message.when), group="dial", exclusive=True)
 
     def action_now(self) -> None:
         if self.state.as_of is not None:

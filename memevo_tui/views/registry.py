@@ -21,6 +21,7 @@ from ..widgets.recall_list import RecallList
 from ..widgets.recall_pane import RecallPane
 from ..widgets.review_list import ReviewList
 from ..widgets.source_list import SourceList
+from ..widgets.timeline_chart import TimelineChart
 from ..widgets.virtual_list import VirtualList
 from .base import BaseView
 from .history import HistoryView
@@ -30,6 +31,7 @@ from .memories import MemoriesView
 from .recall import RecallView
 from .review import ReviewView
 from .search import SearchView
+from .timeline import TimelineView
 
 Keys = Callable[[], list[BindingType]]
 
@@ -136,6 +138,16 @@ VIEWS: tuple[ViewEntry, ...] = (
         "review",
         lambda: list(ReviewList.BINDINGS),
         lambda: _not_curation(list(ReviewList.BINDINGS)),
+    ),
+    ViewEntry(
+        "timeline",
+        "T",
+        "Timeline",
+        TimelineView,
+        "The store over time: records by state, events, runs and spend, from the event log",
+        "Show the timeline",
+        "timeline",
+        lambda: list(TimelineChart.BINDINGS),
     ),
 )
 """The views, in the order of their tabs."""
