@@ -484,3 +484,41 @@ async def test_in_a_browser_tab_a_key_right_after_esc_goes_where_esc_went(
             finally:
                 await browser.close()
         served.stop()
+
+
+@pytest.mark.browser
+async def test_in_a_browser_tab_the_timeline_draws_and_enter_turns_the_dial(
+    realistic: Path,
+) -> None:
+    async_playwright = browser_or_skip()
+    with serving("--db", str(realistic)) as served:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+            )
+            try:
+                page = await browser.new_page(viewport={"width": 1400, "height": 900})
+                await page.add_init_script(SCREEN_HOOK)
+                await page.goto(served.url)
+                screen = "window.__memevoScreen()"
+                await page.wait_for_function(f"{screen}.includes('shown of 205')", timeout=60_000)
+                await page.focus(".xterm-helper-textarea")
+                await page.keyboard.press("Shift+T")
+                # every panel's title, and bars drawn in block characters
+                drawn = " && ".join(
+                    f"{screen}.includes({title!r})"
+                    for title in ("Records by state", "Events a week", "Learning runs a week",
+                                  "Model spend a week", "205 records")
+                )  # fmt: skip
+                await page.wait_for_function(drawn, timeout=60_000)
+                assert "█" in await page.evaluate(screen)
+                for _ in range(10):
+                    await page.keyboard.press("ArrowLeft")
+                await page.keyboard.press("Enter")
+                await page.wait_for_function(
+                    f"{screen}.includes('from the event log; 0: now')", timeout=60_000
+                )
+            finally:
+                await browser.close()
+        code, err = served.stop()
+    assert code == 0, err
