@@ -318,33 +318,52 @@ class DashboardState:
         undone), the dial goes to that moment instead: the returned ``Past`` says so
         (``clamped``), and nothing older is guessed. Raises ``StoreError``.
         """
-        log, present = await self._log()
-        asked = await log.at(when_ms, present, self.last_rowid)
+        log, walked, top = await self._log()
+        asked = await log.at(when_ms, walked, top)
         past = asked
         if asked.clamped and asked.exact_back_to is not None:
-            past = await log.at(asked.exact_back_to, present, self.last_rowid)
-        self._present = present
+            past = await log.at(asked.exact_back_to, walked, top)
+        self._present = self._present if self._present is not None else self.rows
         self.past = asked
         self.as_of = past.when
         self._show(list(past.rows))
         self._tell(Dialed(past.when))
         return asked
 
-    async def _log(self) -> tuple[PastLog, list[Row]]:
+    async def _log(self) -> tuple[PastLog, list[Row], int]:
         """The event log's replay (one for the dial and the Timeline, so that what one
-        walked the other reuses) and the present rows it walks back from."""
+        walked the other reuses), the present rows it walks back from, and the newest
+        event they reflect.
+
+        The rows must reflect exactly the events up to that one. Ours already hold a
+        write of our own whose event the live poller has not read yet (it reads none
+        while paused), and may lack what pi wrote since: so the records the events
+        after ``last_rowid`` name are read as they are now, for the walk only. The
+        rows shown do not change."""
         store = await self.open()
         if self._past_log is None or self._past_log.store is not store:
             self._past_log = PastLog(store)
-        return self._past_log, self._present if self._present is not None else self.rows
+        present = self._present if self._present is not None else self.rows
+        top = await store.last_event_rowid()
+        if top > self.last_rowid:
+            named = dict.fromkeys(
+                i
+                for e in await store.events(limit=None, after_rowid=self.last_rowid)
+                if isinstance(e, Event)
+                for i in e.record_ids
+            )
+            fresh: dict[str, Row] = {r.id: r for r in await store.memories(list(named))}
+            present = [fresh.pop(r.id, r) for r in present]
+            present.extend(fresh.values())
+        return self._past_log, present, max(top, self.last_rowid)
 
     async def standing(
         self, moments: Sequence[float], each: Callable[[Standing], None] | None = None
     ) -> list[Standing]:
         """How many records were in each state at each of ``moments`` (the Timeline),
         replayed from the event log like the dial's past. Raises ``StoreError``."""
-        log, present = await self._log()
-        return await timeline.standing(log, present, self.last_rowid, moments, each)
+        log, present, top = await self._log()
+        return await timeline.standing(log, present, top, moments, each)
 
     def _show(self, rows: list[Row]) -> None:
         """Show other records wholesale (the dial crossing into or out of the past)."""

@@ -28,7 +28,16 @@ from store.past import UNLOGGED_JSON, PastLog
 from store.rows import listed_from_data
 from store.timeline import DAY_MS, activity, standing, weeks
 
-from apphelpers import event_count, make_app, memory_list, press, settle, until, wait_loaded
+from apphelpers import (
+    event_count,
+    make_app,
+    memory_list,
+    press,
+    select,
+    settle,
+    until,
+    wait_loaded,
+)
 from conftest import FIXTURE_NOW
 
 MOMENTS = [
@@ -378,3 +387,31 @@ async def test_the_timeline_counts_each_week_s_records_as_they_were(realistic: P
         if now - 365 * DAY_MS <= at <= now:
             by_day.setdefault(int(at // DAY_MS), Counter())[e["actor"]] += 1
     assert days == by_day and sum(sum(c.values()) for c in days.values()) > 50
+
+
+async def test_the_dial_undoes_this_dashboard_s_own_write_with_live_updates_paused(
+    realistic: Path,
+) -> None:
+    """A write of ours, made while live updates are paused, is in the rows at once but
+    its event was not read yet: the past must still undo it (and not call the log
+    inexact because the rows and the events it has read disagree)."""
+    record = "359cfc5bb42243f25a16b237"  # unpinned, and so it was on 2026-10-01
+    when = parse_ms("2026-10-01T00:00:00.000Z") or 0
+    truth = replayed_forward(realistic, when)
+    assert truth[record]["layer"] != "pinned"
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await press(pilot, "ctrl+space")
+        assert not app.state.live
+        await select(pilot, record)
+        await press(pilot, "p")
+        found = app.state.find(record)
+        assert isinstance(found, Memory) and found.pinned
+        await pilot.press("t", *"2026-10-01", "enter")
+        await until(pilot, lambda: app.state.past is not None, "the past")
+        await settle(pilot)
+        assert not [n for n in app._notifications if n.severity == "warning"]
+        then = app.state.find(record)
+        assert isinstance(then, Memory) and not then.pinned
+        assert {r.id for r in app.state.rows if isinstance(r, Memory)} == set(truth)
