@@ -31,6 +31,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Pause or resume live updates", "ctrl+space", "toggle_live"),
     ("Time dial: show the store as of another day", "t", "screen.time_dial"),
     ("Time dial: back to now", "0", "screen.now"),
+    ("Diff… the records added, changed and removed between two moments", "D", "screen.diff"),
     ("Mark or unmark the highlighted record", "space", "screen.mark"),
     ("Export the marked records, or the listed ones, to a file", "ctrl+e", "screen.export"),
     (

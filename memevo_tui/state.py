@@ -24,13 +24,14 @@ from store import (
     Memory,
     MemoryLoad,
     MemoryStore,
+    NotInLog,
     StoreError,
     system_clock,
     timeline,
 )
 from store._js import fp, iso
 from store.model import retimed
-from store.past import Past, PastLog
+from store.past import Diff, Past, PastLog, diff
 from store.recall import Purpose, Recall
 from store.timeline import Standing
 
@@ -364,6 +365,22 @@ class DashboardState:
         replayed from the event log like the dial's past. Raises ``StoreError``."""
         log, present, top = await self._log()
         return await timeline.standing(log, present, top, moments, each)
+
+    async def diff(self, start: float, end: float | None = None) -> Diff:
+        """The records added, changed and removed between ``start`` and ``end`` (None:
+        now), replayed from the event log like the dial's past. Raises ``NotInLog``
+        for a moment older than the log gives exactly (and ``StoreError``)."""
+        log, present, top = await self._log()
+        ends = []
+        for when in (start, self.clock() if end is None else end):
+            past = await log.at(when, present, top)
+            if past.clamped:
+                raise NotInLog(
+                    f"the store as of {iso(past.when)} is not known: the event log is "
+                    f"{past.limit_line()}"
+                )
+            ends.append(past)
+        return diff(ends[0], ends[1])
 
     def _show(self, rows: list[Row]) -> None:
         """Show other records wholesale (the dial crossing into or out of the past)."""

@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from typing import Any
 
 from store._js import iso, parse_ms
+from store.model import Signal
 
 INVISIBLE = (
     "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u180e"
@@ -100,3 +102,15 @@ def safe_json(value: object) -> str:
     """JSON, lossless and valid, with every control, bidi and invisible character
     escaped as ``\\uXXXX``: a terminal or a log viewer shows the escape, never obeys it."""
     return UNSAFE.sub(_json_escape, json.dumps(value, ensure_ascii=False))
+
+
+def field_text(value: Any) -> str:
+    """A record field's value in a few words, for a diff: a feedback signal's verdict,
+    a list's items (or its length), else the value; made safe to show."""
+    if isinstance(value, Signal):
+        return value.verdict
+    if isinstance(value, tuple):
+        if value and isinstance(value[0], str):
+            return one_line(", ".join(value))
+        return str(len(value))
+    return one_line(str(value))

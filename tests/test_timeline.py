@@ -16,22 +16,37 @@ from typing import Any
 
 import pytest
 from test_live import pin_elsewhere
-from test_past import events, replayed_forward
+from test_past import events, logged, replayed_forward
 from test_snapshots import SIZES, then
 
+from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.screens.dashboard import Dashboard
+from memevo_tui.screens.diff import DiffScreen
 from memevo_tui.views.timeline import ZOOMS, TimelineView
+from memevo_tui.widgets.diff_list import DiffList
 from memevo_tui.widgets.timeline_chart import Panel, TimelineChart, column_cells, heights
 from store import Memory, MemoryStore, fixed_clock
 from store._js import parse_ms
 from store.rows import listed_from_data
 from store.timeline import DAY_MS, buckets, run_source, runs
 
-from apphelpers import make_app, press, settle, snapshot_copy, until, wait_loaded
+from apphelpers import (
+    last_event,
+    make_app,
+    memory_list,
+    press,
+    select,
+    settle,
+    snapshot_copy,
+    stored,
+    until,
+    wait_loaded,
+)
 from conftest import FIXTURE_NOW
 
 NOW = parse_ms(FIXTURE_NOW) or 0.0
 UNPINNED = "e665359dabc60f842b48881d"  # an active, unpinned, fresh infra fact
+OLD = "359cfc5bb42243f25a16b237"  # unpinned, unchanged in the fixture's last day
 
 
 def dashboard(app: Any) -> Dashboard:
@@ -220,3 +235,93 @@ async def test_a_change_pi_makes_is_counted_in_this_week(realistic: Path) -> Non
 def test_timeline(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
     assert snap_compare(app, terminal_size=size, run_before=then("T", "left", "left"))
+
+
+# ---------------------------------------------------------------- D: the diff as a list
+
+
+def oracle_diff(path: Path, start: float, end: float) -> tuple[set[str], set[str]]:
+    """The ids added and changed between the two moments, by the forward replay."""
+    a, b = replayed_forward(path, start), replayed_forward(path, end)
+    added = set(b) - set(a)
+    changed = {i for i in set(a) & set(b) if logged(a[i]) != logged(b[i])}
+    return added, changed
+
+
+async def test_d_lists_the_diff_and_enter_shows_the_record_as_it_was(realistic: Path) -> None:
+    start = parse_ms("2025-06-01T00:00:00.000Z") or 0
+    end = parse_ms("2026-03-14T00:00:00.000Z") or 0
+    added, changed = oracle_diff(realistic, start, end)
+    assert added and changed
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("D", *"2025-06-01 2026-03-14", "enter")
+        await until(pilot, lambda: isinstance(app.screen, DiffScreen), "the diff")
+        await settle(pilot)
+        rows = app.screen.query_one(DiffList).rows
+        assert {r.id for r in rows if r.what == "added"} == added
+        assert {r.id for r in rows if r.what == "changed"} == changed
+        assert not [r for r in rows if r.what == "removed"]
+        summary = str(app.screen.query_one("#diff-summary").render())
+        assert f"{len(added)} added · {len(changed)} changed · 0 removed" in summary
+        first = next(i for i, r in enumerate(rows) if r.what == "changed")
+        await press(pilot, *["j"] * first)
+        row = rows[first]
+        detail = str(app.screen.query_one("#diff-detail").render())
+        for name in row.fields:
+            assert f"{name}: " in detail
+        await press(pilot, "y")
+        assert app.clipboard == row.id
+        await press(pilot, "enter")
+        await until(pilot, lambda: app.state.past is not None, "the dial at the diff's end")
+        await settle(pilot)
+        assert isinstance(app.screen, Dashboard) and app.screen.active == "memories"
+        assert app.state.as_of == end
+        shown = memory_list(app).highlighted
+        then = replayed_forward(realistic, end)[row.id]
+        assert isinstance(shown, Memory) and shown.id == row.id
+        assert shown.revision == then["revision"] and shown.content == then["content"]
+
+
+async def test_u_in_the_diff_undoes_the_record_s_newest_change_in_the_range(
+    realistic: Path,
+) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await select(pilot, OLD)
+        await press(pilot, "p")  # a change of ours, now
+        pinned = last_event(realistic)
+        await pilot.press("D", *"-1d", "enter")
+        await until(pilot, lambda: isinstance(app.screen, DiffScreen), "the diff")
+        await settle(pilot)
+        rows = app.screen.query_one(DiffList).rows
+        at = next(i for i, r in enumerate(rows) if r.id == OLD)
+        assert rows[at].what == "changed" and "layer" in rows[at].fields
+        await press(pilot, *["j"] * at, "u")
+        assert isinstance(app.screen, ConfirmScreen)  # History's preview, then the undo
+        await press(pilot, "y")
+        assert last_event(realistic)["reason"] == f"Undo {pinned['id']}"
+        assert stored(realistic, OLD)["layer"] != "pinned"
+
+
+async def test_the_diff_refuses_a_backward_range_and_a_moment_the_log_cannot_give(
+    realistic: Path,
+) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await press(pilot, "D", *"2026-03-14 2025-06-01", "enter")
+        assert isinstance(app.screen, Dashboard)
+        assert "FROM is after TO" in list(app._notifications)[-1].message
+        await press(pilot, "D", *"yesterday-ish", "enter")
+        assert list(app._notifications)[-1].severity == "error"
+        assert isinstance(app.screen, Dashboard) and app.is_running
+
+
+@SIZES
+def test_diff_screen(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    keys = ("D", *"2026-10-01 2026-10-20", "enter", "j", "j")
+    assert snap_compare(app, terminal_size=size, run_before=then(*keys))

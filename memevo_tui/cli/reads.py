@@ -19,7 +19,7 @@ from store.recall import (
     tool_text,
 )
 
-from ..text import iso_day, one_line, visible
+from ..text import field_text, iso_day, one_line, visible
 from .output import Output
 
 PURPOSES = {
@@ -196,14 +196,6 @@ def diff_json(d: Diff) -> dict[str, Any]:
     }
 
 
-def _shown(value: Any) -> str:
-    if isinstance(value, Signal):
-        return value.verdict
-    if isinstance(value, tuple):
-        return ", ".join(value) if value and isinstance(value[0], str) else str(len(value))
-    return str(value)
-
-
 def print_diff(d: Diff, o: Output) -> None:
     """On a terminal, a line per record and one per changed field; piped, one
     tab-separated line per record (what, id, the fields that changed, the text)."""
@@ -220,7 +212,7 @@ def print_diff(d: Diff, o: Output) -> None:
         if o.tty:
             o.line(f"~ {one_line(c.end.id)}  {names}")
             for name, (a, b) in c.fields.items():
-                o.line(f"    {name}: " + o.fit(f"{_shown(a)} → {_shown(b)}", len(name) + 6))
+                o.line(f"    {name}: " + o.fit(f"{field_text(a)} → {field_text(b)}", len(name) + 6))
         else:
             o.line("\t".join(["changed", one_line(c.end.id), names, one_line(c.end.content)]))
     o.note(f"{len(d.added)} added, {len(d.changed)} changed, {len(d.removed)} removed")

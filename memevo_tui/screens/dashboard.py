@@ -44,6 +44,7 @@ from ..widgets.source_list import SourceList
 from ..widgets.split import Split
 from ..widgets.status_line import StatusLine
 from ..widgets.virtual_list import VirtualList
+from .diff import DiffScreen, Opened
 from .inbox import InboxScreen
 from .prompt import PromptScreen
 
@@ -80,6 +81,8 @@ class Dashboard(Screen[None]):
         _b("t", "time_dial", "Time", "app.time",
            "The time dial: show the store as of another day (a date, or +30d)", show=False),
         _b("0", "now", "Now", "app.now", "Back to now from the time dial", show=False),
+        _b("D", "diff", "Diff", "app.diff",
+           "Diff: the records added, changed and removed between two moments", show=False),
         _b("ctrl+r", "app.reload", "Reload", "app.reload", "Reload everything from the store",
            show=False),
         _b("escape", "escape", "Back", "app.escape",
@@ -235,6 +238,65 @@ class Dashboard(Screen[None]):
             self.action_now()
         else:
             self.run_worker(self._dial_past(message.when), group="dial", exclusive=True)
+
+    def action_diff(self) -> None:
+        """Ask for two moments (FROM [TO], TO now by default), then show the diff."""
+
+        def done(text: str | None) -> None:
+            if text is None or not text.strip():
+                return
+            words = text.split()
+            clock = self.state.clock()
+            try:
+                if len(words) > 2:
+                    raise BadMoment("Give one or two moments: FROM [TO]")
+                ends = [parse_moment(w, clock) for w in words]
+            except BadMoment as exc:
+                self.notify(str(exc), title="Diff", severity="error")
+                return
+            start = clock if ends[0] is None else ends[0]
+            end = ends[1] if len(ends) == 2 else None
+            if end is not None and end >= clock:
+                end = None
+            if start > (clock if end is None else end):
+                self.notify("FROM is after TO: nothing to diff", title="Diff", severity="error")
+                return
+            self.show_diff(start, end)
+
+        self.app.push_screen(
+            PromptScreen("Diff between", placeholder=f"FROM [TO]: {HELP}",
+                         hint="FROM [TO], TO now by default; e.g. -7d, or 2026-10-01 2026-11-01"),
+            done,
+        )  # fmt: skip
+
+    def show_diff(self, start: float, end: float | None) -> None:
+        """The diff from ``start`` to ``end`` (None: now), as a list."""
+        self.run_worker(self._diff(start, end), group="diff", exclusive=True)
+
+    async def _diff(self, start: float, end: float | None) -> None:
+        try:
+            found = await self.state.diff(start, end)
+        except StoreError as exc:
+            self.notify(f"No diff: {exc}", title="Diff", severity="error")
+            return
+
+        def opened(picked: Opened | None) -> None:
+            if picked is None:
+                return
+            if picked.when is None:
+                self.action_now()
+                self.post_message(ShowRecord(picked.memory_id, "D shows the diff again"))
+                return
+            self.run_worker(self._show_then(picked), group="dial", exclusive=True)
+
+        self.app.push_screen(DiffScreen(self.state, found, now=end is None), opened)
+
+    async def _show_then(self, picked: Opened) -> None:
+        """A record of the diff as it was then: the dial turned there, the record shown."""
+        assert picked.when is not None
+        await self._dial_past(picked.when)
+        if self.state.past is not None:
+            self.post_message(ShowRecord(picked.memory_id, "0 returns to now"))
 
     def action_now(self) -> None:
         if self.state.as_of is not None:

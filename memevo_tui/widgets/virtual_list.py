@@ -479,3 +479,5 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
 
     def on_resize(self) -> None:
         self._cache.clear()
+        # A pane that grows beside or under the list must not hide the cursor's row.
+        self.call_after_refresh(self.scroll_to_cursor)
