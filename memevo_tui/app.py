@@ -30,7 +30,7 @@ from .appstate import Visit, reconcile
 from .commands import MemevoCommands
 from .compat.textual import driver_of
 from .curator import Curator
-from .inbox import summarize
+from .inbox import diff_line, summarize
 from .keymap import PALETTE, check_keymap, key_groups, keymap_path, load_keymap, scopes
 from .keys import reopen_hint
 from .live import INTERVAL, ChangePoller
@@ -274,6 +274,12 @@ class MemevoApp(App[None]):
         # 0.3 s at 100,000 records: on a thread, so the keys stay live meanwhile
         rows = tuple(state.rows)
         heading, lines = await asyncio.to_thread(summarize, visit, events, rows, sources)
+        try:
+            changed = diff_line(visit, await state.diff(visit.at_ms, start_rowid=visit.rowid))
+        except StoreError:  # older than the log gives exactly: the other lines still hold
+            changed = None
+        if changed is not None:
+            lines = [changed, *lines]
         if lines:
             self.post_message(InboxReady(heading, lines))
 

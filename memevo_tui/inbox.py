@@ -3,7 +3,8 @@
 The last visit is the newest event the dashboard had seen and when (kept in the
 app's state directory, ``appstate.py``). Decay is a pure function of time, so
 "gone dormant" compares each record's state at the visit's time with its state
-now. No Textual here.
+now; the first line is the diff from the records as they were then (replayed from
+the event log) to now. No Textual here.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from store import CorruptRow, Event, Memory, Source
+from store.past import Diff
 
 from .appstate import Visit
 from .when import moment
@@ -25,12 +27,30 @@ class Line:
     """One line of the summary, and the records or sources it is about."""
 
     text: str
-    about: Literal["records", "sources"]
+    about: Literal["records", "sources", "diff"]
     ids: tuple[str, ...]
+    since: tuple[float, int] | None = None
+    """For the diff: the moment it starts at and the newest event seen then (it ends
+    now)."""
 
 
 def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
+
+
+def diff_line(visit: Visit, d: Diff) -> Line | None:
+    """The records as they were at the last visit against now, in one line (None: the
+    same records)."""
+    ids = (*(m.id for m in d.added), *(c.end.id for c in d.changed), *(m.id for m in d.removed))
+    if not ids:
+        return None
+    return Line(
+        f"The diff since then: {len(d.added)} added, {len(d.changed)} changed, "
+        f"{len(d.removed)} removed",
+        "diff",
+        ids,
+        (visit.at_ms, visit.rowid),
+    )
 
 
 def summarize(

@@ -366,14 +366,17 @@ class DashboardState:
         log, present, top = await self._log()
         return await timeline.standing(log, present, top, moments, each)
 
-    async def diff(self, start: float, end: float | None = None) -> Diff:
+    async def diff(
+        self, start: float, end: float | None = None, *, start_rowid: int | None = None
+    ) -> Diff:
         """The records added, changed and removed between ``start`` and ``end`` (None:
-        now), replayed from the event log like the dial's past. Raises ``NotInLog``
-        for a moment older than the log gives exactly (and ``StoreError``)."""
+        now), replayed from the event log like the dial's past; ``start_rowid``: start
+        just after that event (a last visit: the events it had seen). Raises
+        ``NotInLog`` for a moment older than the log gives exactly (and ``StoreError``)."""
         log, present, top = await self._log()
         ends = []
-        for when in (start, self.clock() if end is None else end):
-            past = await log.at(when, present, top)
+        for when, boundary in ((start, start_rowid), (self.clock() if end is None else end, None)):
+            past = await log.at(when, present, top, boundary=boundary)
             if past.clamped:
                 raise NotInLog(
                     f"the store as of {iso(past.when)} is not known: the event log is "

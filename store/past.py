@@ -268,15 +268,19 @@ class PastLog:
     def _frontier_rowid(self) -> int:
         return self._checkpoints[-1].rowid if self._checkpoints else self._top
 
-    async def at(self, when: float, now: Sequence[Row], upto: int) -> Past:
+    async def at(
+        self, when: float, now: Sequence[Row], upto: int, *, boundary: int | None = None
+    ) -> Past:
         """The records as of ``when`` (epoch ms), from ``now`` (the current rows, which
-        reflect every event up to rowid ``upto``)."""
+        reflect every event up to rowid ``upto``). ``boundary``: the records as they were
+        just after that event instead (a reader that knows which events it saw, as a
+        last visit does), their quality still taken at ``when``."""
         if self._now is None or self._top != upto:
             self._now = {r.id: r for r in now}
             self._checkpoints, self._frontier, self._broken = [], {}, None
             self._stamps = None
             await self._read_moments(upto)
-        boundary = self._boundary(when)
+        boundary = self._boundary(when) if boundary is None else min(boundary, upto)
         broken = self._broken
         undone = 0
         if boundary < self._frontier_rowid and broken is None:

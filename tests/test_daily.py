@@ -703,7 +703,7 @@ async def test_esc_after_opening_a_line_of_the_inbox_brings_back_the_view(
         assert isinstance(app.screen, InboxScreen)
         before = (list_view(app).query, list_view(app).show_hidden, len(memories(app).rows))
         assert before == ("", False, 186)
-        await press(pilot, "enter")
+        await press(pilot, "j", "enter")  # below the diff: the first line of records
         assert list_view(app).query.startswith("id:") and list_view(app).show_hidden
         await press(pilot, "escape")
         after = (list_view(app).query, list_view(app).show_hidden, len(memories(app).rows))

@@ -17,8 +17,11 @@ from textual.widgets import TabbedContent
 
 from memevo_tui.appstate import AppState, Batch
 from memevo_tui.screens.confirm import ConfirmScreen
+from memevo_tui.screens.dashboard import Dashboard
+from memevo_tui.screens.diff import DiffScreen
 from memevo_tui.screens.inbox import InboxScreen
 from memevo_tui.views.review import ReviewView
+from memevo_tui.widgets.diff_list import DiffList
 from memevo_tui.widgets.event_list import BatchRow, EventList
 from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.recall_pane import RecallPane
@@ -35,6 +38,7 @@ from apphelpers import (
     press,
     settle,
     stored,
+    until,
     wait_loaded,
 )
 from conftest import FIXTURE_NOW, ROOT
@@ -282,13 +286,24 @@ async def test_since_your_last_visit(realistic: Path) -> None:
         assert inbox.heading == "Since 2026-11-01 12:00 UTC"
         assert "2 new memories" in texts and "1 learning run failed" in texts
         assert any(t.endswith("gone dormant") for t in texts)  # a day passed
-        await pilot.press("enter")  # the first line: the new memories
-        await settle(pilot)
-        shown = memories(app).rows
-        assert len(shown) == 2 and {r.content for r in shown if isinstance(r, Memory)} == {
+        new = {
             "Use Caddy for TLS termination on every host.",
             "The staging database listens on port 6543.",
         }
+        # first, the diff from the records as they were at the visit to now
+        assert texts[0].startswith("The diff since then: 2 added, 0 changed, 0 removed")
+        await press(pilot, "enter")
+        diff = app.screen
+        assert isinstance(diff, DiffScreen) and diff.diff.start == visit.at_ms
+        assert {r.record.content for r in diff.query_one(DiffList).rows} == new
+        await press(pilot, "escape")
+        await until(pilot, lambda: isinstance(app.screen, Dashboard), "the dashboard")
+        assert isinstance(app.screen, Dashboard)
+        app.screen.open_inbox(inbox.heading, inbox.lines)  # the summary again
+        await settle(pilot)
+        await press(pilot, "j", "enter")  # the next line: the new memories
+        shown = memories(app).rows
+        assert len(shown) == 2 and {r.content for r in shown if isinstance(r, Memory)} == new
 
 
 async def test_the_time_dial(realistic: Path) -> None:

@@ -261,7 +261,7 @@ class Dashboard(Screen[None]):
             if start > (clock if end is None else end):
                 self.notify("FROM is after TO: nothing to diff", title="Diff", severity="error")
                 return
-            self.show_diff(start, end)
+            self.run_worker(self._diff(start, end), group="diff", exclusive=True)
 
         self.app.push_screen(
             PromptScreen("Diff between", placeholder=f"FROM [TO]: {HELP}",
@@ -269,13 +269,13 @@ class Dashboard(Screen[None]):
             done,
         )  # fmt: skip
 
-    def show_diff(self, start: float, end: float | None) -> None:
-        """The diff from ``start`` to ``end`` (None: now), as a list."""
-        self.run_worker(self._diff(start, end), group="diff", exclusive=True)
+    def show_diff(self, start: float, start_rowid: int | None = None) -> None:
+        """The diff from ``start`` (or just after event ``start_rowid``) to now."""
+        self.run_worker(self._diff(start, None, start_rowid), group="diff", exclusive=True)
 
-    async def _diff(self, start: float, end: float | None) -> None:
+    async def _diff(self, start: float, end: float | None, start_rowid: int | None = None) -> None:
         try:
-            found = await self.state.diff(start, end)
+            found = await self.state.diff(start, end, start_rowid=start_rowid)
         except StoreError as exc:
             self.notify(f"No diff: {exc}", title="Diff", severity="error")
             return
@@ -383,7 +383,9 @@ class Dashboard(Screen[None]):
             if line is None:
                 return
             ids = ",".join(line.ids)
-            if line.about == "sources":
+            if line.about == "diff" and line.since is not None:
+                self.show_diff(*line.since)
+            elif line.about == "sources":
                 self.action_show_tab("learning")
                 self.query_one(LearningView).show_query(f"id:{ids}")
             else:

@@ -36,7 +36,7 @@ class InboxScreen(Dialog[Line | None]):
                 id="inbox-lines",
                 classes="-body",
             )
-            yield Static("enter opens the records or sources · esc dismisses", id="prompt-hint")
+            yield Static("enter opens what a line is about · esc dismisses", id="prompt-hint")
 
     def on_mount(self) -> None:
         super().on_mount()
