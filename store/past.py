@@ -216,17 +216,19 @@ class PastLog:
             self._stamps = stamps
         return self._stamps
 
-    async def _stamped_then(self, record: Memory, boundary: int) -> Memory:
+    def _stamped_then(
+        self, stamps: dict[str, tuple[list[int], list[object]]], record: Memory, boundary: int
+    ) -> Memory:
         """``record`` with the confirmation stamp its newest event at or before
-        ``boundary`` wrote. A stamp moves without an event (§5.6) and only forward, so
-        that one is known to have been there then; a later one, even one dated earlier
-        than the moment, may have been given after it. A record no event wrote keeps
-        the stamp it has."""
-        stamps = (await self._read_stamps()).get(record.id)
-        if stamps is None:
+        ``boundary`` wrote (``stamps``: ``_read_stamps``). A stamp moves without an
+        event (§5.6) and only forward, so that one is known to have been there then; a
+        later one, even one dated earlier than the moment, may have been given after it.
+        A record no event wrote keeps the stamp it has."""
+        found = stamps.get(record.id)
+        if found is None:
             return record
-        i = bisect.bisect_right(stamps[0], boundary) - 1
-        stamp = stamps[1][i] if i >= 0 else None
+        i = bisect.bisect_right(found[0], boundary) - 1
+        stamp = found[1][i] if i >= 0 else None
         stamp = stamp if isinstance(stamp, str) else None
         if stamp == record.reinforced_at:
             return record
@@ -321,16 +323,20 @@ class PastLog:
     ) -> list[Row]:
         """The records at ``boundary``, in the current rows' order, quality at ``shown``."""
         rows: list[Row] = []
+        append, take = rows.append, overlay.get
+        stamps = self._stamps  # read when a confirmed record first needs them
         for row in now:
             if not isinstance(row, Memory):
-                rows.append(row)  # corrupt now: what it was cannot be read
+                append(row)  # corrupt now: what it was cannot be read
                 continue
-            was = overlay[row.id] if row.id in overlay else row
+            was = take(row.id, row)
             if was is _GONE:
                 continue
             if was.reinforced_at is not None:
-                was = await self._stamped_then(was, boundary)
-            rows.append(retimed(was, shown))
+                if stamps is None:
+                    stamps = await self._read_stamps()
+                was = self._stamped_then(stamps, was, boundary)
+            append(retimed(was, shown))
         return rows
 
     async def _extend(self, boundary: int) -> int:
