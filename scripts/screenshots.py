@@ -33,6 +33,7 @@ from apphelpers import settle, wait_loaded  # noqa: E402
 
 NOW = "2026-11-29T12:00:00.000Z"
 OUT = ROOT / "screenshots"
+REALISTIC = ROOT.parent / "shared" / "fixtures" / "realistic.sqlite"
 HOSTILE = ROOT.parent / "shared" / "fixtures" / "hostile.sqlite"
 
 
@@ -121,6 +122,17 @@ async def main() -> None:
                 keymap={},
             )
             await shoot(app, "hostile", (150, 42), ["a", *["j"] * 9])
+        if REALISTIC.is_file():  # a store with two years of history, for the Timeline
+            realistic = Path(tmp) / "realistic.sqlite"
+            shutil.copyfile(REALISTIC, realistic)
+            realistic.chmod(0o600)
+            app = MemevoApp(
+                realistic,
+                clock=fixed_clock("2026-11-01T12:00:00.000Z"),
+                label="realistic fixture (temporary copy)",
+                keymap={},
+            )
+            await shoot(app, "timeline", (150, 42), ["T", *["left"] * 3])
 
 
 if __name__ == "__main__":

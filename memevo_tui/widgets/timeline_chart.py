@@ -12,6 +12,7 @@ set them in ``styles/app.tcss``.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -234,15 +235,18 @@ class TimelineChart(Widget, can_focus=True):
             self.post_message(self.Picked(self.cursor))
 
     def on_click(self, event: events.Click) -> None:
-        width = self._column_width()
+        starts = self._starts()
         if self.buckets and event.x >= 1:
-            self._set_cursor((event.x - 1) // width)
+            self._set_cursor(max(0, bisect.bisect_right(starts, event.x) - 1))
 
     # ------------------------------------------------------------ drawing
 
-    def _column_width(self) -> int:
-        room = max(1, self.size.width - 2)
-        return max(1, min(6, room // max(1, len(self.buckets))))
+    def _starts(self) -> list[int]:
+        """Each column's first cell, then the end of the last: the columns share the
+        width (at most 6 cells each), the wider ones spread evenly among them."""
+        n = max(1, len(self.buckets))
+        room = min(max(n, self.size.width - 2), 6 * n)
+        return [1 + i * room // n for i in range(n + 1)]
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"timeline-chart--{name}", partial=True)
@@ -251,8 +255,7 @@ class TimelineChart(Widget, can_focus=True):
         width, height = self.size.width, self.size.height
         if not self.buckets or not self.panels:
             return Text(self.empty_text, style=self._style("title"))
-        cw = self._column_width()
-        bar = cw - 1 if cw >= 3 else cw
+        starts = self._starts()
         plot_rows = heights(self.panels, height - len(self.panels) - 1)
         cursor_bg = self._style("cursor").bgcolor
         colours = {s: self._style(s).color for s in SERIES}
@@ -264,6 +267,8 @@ class TimelineChart(Widget, can_focus=True):
             scale = rows * 8 / top if top > 0 else 0.0
             columns: list[list[Text]] = []
             for i in range(len(self.buckets)):
+                cw = starts[i + 1] - starts[i]
+                bar = cw - 1 if cw >= 3 else cw
                 cells: list[Text] = []
                 here = Style(bgcolor=cursor_bg) if i == self.cursor else Style()
                 found = panel.values[i] if i < len(panel.values) else None
@@ -288,7 +293,7 @@ class TimelineChart(Widget, can_focus=True):
                     line.append_text(cells[row])
                 line.truncate(width)
                 lines.append(line)
-        lines.append(self._axis(width, cw))
+        lines.append(self._axis(width, starts))
         out = Text("\n").join(lines[:height])
         out.no_wrap, out.overflow = True, "crop"
         return out
@@ -314,19 +319,19 @@ class TimelineChart(Widget, can_focus=True):
                 return line
         raise AssertionError("the last form always fits")
 
-    def _axis(self, width: int, cw: int) -> Text:
+    def _axis(self, width: int, starts: Sequence[int]) -> Text:
         chars = [" "] * width
         end = 0
         for i, label in axis_labels(self.buckets, width):
-            x = 1 + i * cw
+            x = starts[i]
             if x < end or x + len(label) > width:
                 continue
             chars[x : x + len(label)] = label
             end = x + len(label) + 1
         line = Text("".join(chars), self._style("axis"), no_wrap=True, overflow="crop", end="")
-        x = 1 + self.cursor * cw
+        x, end = starts[self.cursor], starts[self.cursor + 1]
         if x < width:
-            line.stylize(Style(bgcolor=self._style("cursor").bgcolor, bold=True), x, x + cw)
+            line.stylize(Style(bgcolor=self._style("cursor").bgcolor, bold=True), x, end)
         return line
 
 
