@@ -111,27 +111,23 @@ async def main() -> None:
         await shoot(demo(), "learning", (150, 42), ["l", "j", "j", "j", "j", "j"])
         await shoot(demo(), "review", (150, 42), ["w", "j"])
         await shoot(demo(), "help", (150, 42), ["question_mark"])
+
+        def fixture(source: Path, name: str) -> MemevoApp:
+            """The dashboard on a temporary, writable copy of an upstream fixture."""
+            copy = Path(tmp) / source.name
+            shutil.copyfile(source, copy)
+            copy.chmod(0o600)
+            return MemevoApp(
+                copy,
+                clock=fixed_clock("2026-11-01T12:00:00.000Z"),
+                label=f"{name} fixture (temporary copy)",
+                keymap={},
+            )
+
         if HOSTILE.is_file():
-            hostile = Path(tmp) / "hostile.sqlite"
-            shutil.copyfile(HOSTILE, hostile)
-            hostile.chmod(0o600)
-            app = MemevoApp(
-                hostile,
-                clock=fixed_clock("2026-11-01T12:00:00.000Z"),
-                label="hostile fixture (temporary copy)",
-                keymap={},
-            )
-            await shoot(app, "hostile", (150, 42), ["a", *["j"] * 9])
+            await shoot(fixture(HOSTILE, "hostile"), "hostile", (150, 42), ["a", *["j"] * 9])
         if REALISTIC.is_file():  # a store with two years of history, for the Timeline
-            realistic = Path(tmp) / "realistic.sqlite"
-            shutil.copyfile(REALISTIC, realistic)
-            realistic.chmod(0o600)
-            app = MemevoApp(
-                realistic,
-                clock=fixed_clock("2026-11-01T12:00:00.000Z"),
-                label="realistic fixture (temporary copy)",
-                keymap={},
-            )
+            app = fixture(REALISTIC, "realistic")
             await shoot(app, "timeline", (150, 42), ["T", *["left"] * 3])
 
 
