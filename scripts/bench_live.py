@@ -5,7 +5,9 @@ Two measurements, each with a writer process standing in for pi:
 * **CPU per commit**, at 1,000, 10,000 and 100,000 records (synthetic stores,
   each size in a process of its own): the dashboard runs headless on the
   memory list; the writer pins or unpins a record 10 times a second for
-  ``--seconds``. The dashboard's process CPU over that window, less what it
+  ``--seconds``, or commits a new memory and its event (``--modes``); headless
+  in this process, and as a user runs it, on a 160x50 pseudo-terminal
+  (``--where``). The dashboard's process CPU over that window, less what it
   uses idle (polling the change signal) over a window as long measured just
   before, divided by the commits, is its CPU per commit. Goal (issue 16):
   at most 5 ms per commit at every size (10 commits/s: at most 5% of a core).
@@ -14,6 +16,7 @@ Two measurements, each with a writer process standing in for pi:
   record in its new state. Goal (issue 5): p95 at most 300 ms.
 
     python scripts/bench_live.py [--sizes 1000,10000,100000] [--seconds 10] [--commits 100]
+                                 [--modes update,insert] [--where headless,pty]
 """
 
 from __future__ import annotations
@@ -47,26 +50,61 @@ RATE_HZ = 10
 
 TIMED_WRITER = textwrap.dedent(
     """
-    import asyncio, sys, time
+    import asyncio, sqlite3, sys, time
     from store import MemoryStore
+    from store._js import fp, iso, js_json
+    from synthetic import new_record
 
-    async def main(path, memory_id, seconds, rate):
+    def insert(con, n):
+        # a capture as pi commits it: the new record, and its event with before null
+        now = time.time() * 1000
+        record = new_record(10_000_000 + n, "fact", "/home/dev/projects/p1",
+                            f"Learned {n}: the bench writer's record number {n}.", now, now)
+        event_id = f"{n:08x}-0000-4000-8000-{n:012x}"
+        event = {"id": event_id, "at": iso(now), "actor": "local", "reason": f"Capture {n}",
+                 "scope": record["scope"], "before": [None], "after": [record]}
+        con.execute("BEGIN IMMEDIATE")
+        con.execute("INSERT INTO memories VALUES (?,?,?,?)",
+                    (record["id"], record["scope"], fp(record["content"]), js_json(record)))
+        con.execute("INSERT INTO events VALUES (?,?,?)",
+                    (event_id, record["scope"], js_json(event)))
+        con.execute("COMMIT")
+
+    async def main(path, memory_id, seconds, rate, mode):
+        con = sqlite3.connect(path, isolation_level=None, timeout=30)
         async with await MemoryStore.open(path) as store:
             pinned, commits = False, 0
             start = time.perf_counter()
             while (elapsed := time.perf_counter() - start) < seconds:
-                await (store.unpin if pinned else store.pin)(memory_id)
-                pinned, commits = not pinned, commits + 1
+                if mode == "insert":
+                    insert(con, commits)
+                else:
+                    await (store.unpin if pinned else store.pin)(memory_id)
+                    pinned = not pinned
+                commits += 1
                 await asyncio.sleep(max(0.0, commits / rate - (time.perf_counter() - start)))
             print(commits, flush=True)
+        con.close()
 
-    asyncio.run(main(sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])))
+    asyncio.run(main(sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]))
     """
 )
+MODES = ("update", "insert")
+"""What the writer commits: a pin or unpin of a record on screen, or a new memory
+with its event (what a learning run commits most)."""
 
 
-async def cpu_per_commit(path: Path, seconds: float) -> dict[str, Any]:
-    """The dashboard's CPU per commit while another process commits at RATE_HZ."""
+def start_writer(path: Path, memory_id: str, seconds: float, mode: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'scripts'}"}
+    return subprocess.Popen(
+        [sys.executable, "-c", TIMED_WRITER, str(path), memory_id, str(seconds),
+         str(RATE_HZ), mode],
+        stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+    )  # fmt: skip
+
+
+async def cpu_per_commit(path: Path, seconds: float, mode: str) -> dict[str, Any]:
+    """The dashboard's CPU per commit (headless) while another process commits at RATE_HZ."""
     from synthetic import NOW_MS
 
     app = MemevoApp(path, clock=lambda: NOW_MS, keymap={}, remember=False)
@@ -80,47 +118,132 @@ async def cpu_per_commit(path: Path, seconds: float) -> dict[str, Any]:
         cpu0, wall0 = time.process_time(), time.perf_counter()
         await asyncio.sleep(seconds)
         idle_rate = (time.process_time() - cpu0) / (time.perf_counter() - wall0)
-        writer = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", TIMED_WRITER, str(path), target.id, str(seconds), str(RATE_HZ),
-            stdout=asyncio.subprocess.PIPE, cwd=ROOT,
-        )  # fmt: skip
+        before = len(app.state.rows)
+        writer = start_writer(path, target.id, seconds, mode)
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        out, _ = await writer.communicate()
+        out = await asyncio.to_thread(writer.communicate)
+        commits = int(out[0].strip())
+        if mode == "insert":  # every new record read and listed
+            while len(app.state.rows) < before + commits:
+                await pilot.pause(0.05)
         await pilot.pause(0.5)  # the last commit is read and drawn
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-        commits = int(out.decode().strip())
     busy = max(0.0, cpu - idle_rate * wall)
     return {"commits": commits, "cpu_ms": busy / commits * 1000, "idle": idle_rate,
             "share": busy / wall, "rows": len(app.state.rows)}  # fmt: skip
 
 
-def cpu_child(path: str, seconds: float) -> None:
-    print(json.dumps(asyncio.run(cpu_per_commit(Path(path), seconds))))
+def proc_cpu(pid: int) -> float:
+    """Seconds of CPU a process has used (user + system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_cpu(sizes: list[int], seconds: float) -> None:
+def pty_cpu_per_commit(path: Path, seconds: float, mode: str) -> dict[str, Any]:
+    """The same, for the dashboard as a user runs it: its own process on a 160x50
+    pseudo-terminal whose output is read (and thrown away) as a terminal would."""
+    import fcntl
+    import pty
+    import sqlite3
+    import struct
+    import termios
+    import threading
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "160", "LINES": "50",
+           "XDG_STATE_HOME": str(path.parent / "state"),
+           "XDG_CACHE_HOME": str(path.parent / "cache")}  # fmt: skip
+    app = subprocess.Popen(
+        [sys.executable, "-m", "memevo_tui", "--db", str(path)],
+        stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env=env, start_new_session=True,
+    )  # fmt: skip
+    os.close(slave)
+    drawn = [0]
+
+    def drain() -> None:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            drawn[0] += len(chunk)
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        # loaded and settled: a second in which it used under 5% of a core
+        time.sleep(2.0)
+        last = proc_cpu(app.pid)
+        while True:
+            time.sleep(1.0)
+            now = proc_cpu(app.pid)
+            if now - last < 0.05:
+                break
+            last = now
+        con = sqlite3.connect(path)
+        target = con.execute("SELECT id FROM memories LIMIT 1 OFFSET 3").fetchone()[0]
+        con.close()
+        cpu0, wall0 = proc_cpu(app.pid), time.perf_counter()
+        time.sleep(seconds)
+        idle_rate = (proc_cpu(app.pid) - cpu0) / (time.perf_counter() - wall0)
+        writer = start_writer(path, target, seconds, mode)
+        cpu0, wall0 = proc_cpu(app.pid), time.perf_counter()
+        commits = int(writer.communicate()[0].strip())
+        time.sleep(1.0)  # the last commits are read and drawn
+        cpu, wall = proc_cpu(app.pid) - cpu0, time.perf_counter() - wall0
+    finally:
+        app.terminate()
+        try:
+            app.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            app.kill()
+        os.close(master)
+    busy = max(0.0, cpu - idle_rate * wall)
+    return {
+        "commits": commits,
+        "cpu_ms": busy / commits * 1000,
+        "idle": idle_rate,
+        "share": busy / wall,
+    }
+
+
+def cpu_child(path: str, seconds: float, mode: str) -> None:
+    print(json.dumps(asyncio.run(cpu_per_commit(Path(path), seconds, mode))))
+
+
+def run_cpu(sizes: list[int], seconds: float, modes: list[str], where: list[str]) -> None:
     from synthetic import build_synthetic
 
     print(f"CPU per commit, another process committing {RATE_HZ} times a second "
           f"for {seconds:.0f} s (goal <= {GOAL_CPU_MS:.0f} ms at every size)")  # fmt: skip
-    print(f"{'records':>8} {'commits':>8} {'CPU/commit':>11} {'share of a core':>16} "
-          f"{'idle':>6}  verdict")  # fmt: skip
-    with tempfile.TemporaryDirectory() as tmp:
-        for n in sizes:
-            path = Path(tmp) / f"s{n}.sqlite"
-            build_synthetic(path, n)
-            env = {**os.environ, "PYTHONPATH": str(ROOT)}
-            out = subprocess.run(
-                [sys.executable, __file__, "--cpu-child", str(path), str(seconds)],
-                capture_output=True, text=True, env=env, timeout=900,
-            )  # fmt: skip
-            if out.returncode != 0:
-                raise SystemExit(f"{n} records failed:\n{out.stderr[-3000:]}")
-            r = json.loads(out.stdout.strip().splitlines()[-1])
-            verdict = "met" if r["cpu_ms"] <= GOAL_CPU_MS else (
-                f"MISSED by {r['cpu_ms'] / GOAL_CPU_MS:.1f}x")  # fmt: skip
-            print(f"{n:>8,} {r['commits']:>8} {r['cpu_ms']:>9.1f}ms {r['share'] * 100:>15.1f}% "
-                  f"{r['idle'] * 100:>5.1f}%  {verdict}")  # fmt: skip
+    print(f"{'records':>8} {'commit':>7} {'in':>8} {'commits':>8} {'CPU/commit':>11} "
+          f"{'share of a core':>16} {'idle':>6}  verdict")  # fmt: skip
+    for n in sizes:
+        with tempfile.TemporaryDirectory() as built:
+            original = build_synthetic(Path(built) / f"s{n}.sqlite", n)
+            for mode, place in [(m, p) for m in modes for p in where]:
+                with tempfile.TemporaryDirectory() as tmp:
+                    path = Path(tmp) / original.name  # a copy each: an insert adds rows
+                    shutil.copyfile(original, path)
+                    if place == "pty":
+                        r = pty_cpu_per_commit(path, seconds, mode)
+                    else:
+                        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+                        out = subprocess.run(
+                            [sys.executable, __file__, "--cpu-child", str(path),
+                             str(seconds), mode],
+                            capture_output=True, text=True, env=env, timeout=900,
+                        )  # fmt: skip
+                        if out.returncode != 0:
+                            raise SystemExit(f"{n} records failed:\n{out.stderr[-3000:]}")
+                        r = json.loads(out.stdout.strip().splitlines()[-1])
+                verdict = "met" if r["cpu_ms"] <= GOAL_CPU_MS else (
+                    f"MISSED by {r['cpu_ms'] / GOAL_CPU_MS:.1f}x")  # fmt: skip
+                print(f"{n:>8,} {mode:>7} {place:>8} {r['commits']:>8} {r['cpu_ms']:>9.1f}ms "
+                      f"{r['share'] * 100:>15.1f}% {r['idle'] * 100:>5.1f}%  {verdict}",
+                      flush=True)  # fmt: skip
 
 
 WRITER = textwrap.dedent(
@@ -209,13 +332,16 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--commits", type=int, default=100)
     parser.add_argument("--idle", type=float, default=5.0)
-    parser.add_argument("--cpu-child", nargs=2, metavar=("PATH", "SECONDS"))
+    parser.add_argument("--modes", default=",".join(MODES), help="update,insert")
+    parser.add_argument("--where", default="headless,pty", help="headless,pty")
+    parser.add_argument("--cpu-child", nargs=3, metavar=("PATH", "SECONDS", "MODE"))
     args = parser.parse_args()
     if args.cpu_child:
-        cpu_child(args.cpu_child[0], float(args.cpu_child[1]))
+        cpu_child(args.cpu_child[0], float(args.cpu_child[1]), args.cpu_child[2])
         return
     if args.sizes:
-        run_cpu([int(x) for x in args.sizes.split(",")], args.seconds)
+        run_cpu([int(x) for x in args.sizes.split(",")], args.seconds,
+                args.modes.split(","), args.where.split(","))  # fmt: skip
         print()
     if not args.commits:
         return
