@@ -234,7 +234,10 @@ class MemoryDetail(TextPane, can_focus=True):
         """The id of the record whose events were last fetched (shown, or unreadable)."""
 
     def follow(self, row: Row | None) -> None:
-        """Show ``row`` once the cursor rests on it."""
+        """Show ``row`` once the cursor rests on it (nothing to do when it is already
+        shown in full: a row put in above the cursor moves it, not its record)."""
+        if row is self._wanted and self.caught_up_with(row):
+            return
         self._wanted = row
         self._start_timer(self.DELAY, self._catch_up)
         self._waiting_for = None
