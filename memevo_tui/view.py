@@ -11,9 +11,10 @@ id, origin and search terms (all words must match, case-insensitively);
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import Any
 
 from store import CorruptRow, Memory
 from store._js import parse_ms
@@ -137,7 +138,10 @@ def _days_left(m: Memory) -> float:
     return math.inf if left is None else left
 
 
-SORT_KEYS: dict[str, tuple[str, Callable[[Memory], object]]] = {
+SortKey = Any
+"""A record's place under a sort: a number or a string, compared with ``<``."""
+
+SORT_KEYS: dict[str, tuple[str, Callable[[Memory], SortKey]]] = {
     "updated": ("updated", lambda m: parse_ms(m.updated_at) or 0.0),
     "confirmed": ("confirmed", lambda m: confirmed_ms(m.updated_at, m.reinforced_at)),
     "fresh": ("days left before dormancy", _days_left),
@@ -171,9 +175,18 @@ def apply_view(
     rows: Iterable[Row], view: View, cache: dict[str, str] | None = None
 ) -> tuple[list[Row], Filter]:
     """The rows to show, in order: corrupt rows first (always visible), then matches."""
+    listed, f, _ = order_view(rows, view, cache)
+    return listed, f
+
+
+def order_view(
+    rows: Iterable[Row], view: View, cache: dict[str, str] | None = None
+) -> tuple[list[Row], Filter, dict[str, SortKey]]:
+    """``apply_view``, with each shown record's sort key by id (``insertion_point``
+    places a record arriving later among them without sorting again)."""
     f = parse_filter(view.query)
     if f.errors:  # a typo matches nothing, rather than everything
-        return [], f
+        return [], f, {}
     show_hidden = view.show_hidden or f.names_hidden
     corrupt: list[Row] = []
     shown: list[Memory] = []
@@ -184,6 +197,39 @@ def apply_view(
         elif (show_hidden or row.status not in HIDDEN_STATUSES) and matches(row, f, cache):
             shown.append(row)
     key = SORT_KEYS[view.sort][1]
-    shown.sort(key=lambda m: m.id)
-    shown.sort(key=key, reverse=view.descending)  # type: ignore[arg-type]
-    return [*corrupt, *shown], f
+    keys = {m.id: key(m) for m in shown}  # each key made once, not once per comparison
+    shown.sort(key=_by_id)
+    shown.sort(key=lambda m: keys[m.id], reverse=view.descending)
+    return [*corrupt, *shown], f, keys
+
+
+def _by_id(m: Memory) -> str:
+    return m.id
+
+
+def insertion_point(
+    listed: Sequence[Row], keys: dict[str, SortKey], record: Memory, view: View
+) -> int:
+    """Where ``record`` goes in ``listed`` (as ``order_view`` orders it: corrupt rows
+    first, then by sort key, ties by id), by a binary search; ``keys``: the sort key
+    of each listed record, as ``order_view`` gave them (a record not in it is keyed
+    now)."""
+    sort_key = SORT_KEYS[view.sort][1]
+    key, rid, descending = sort_key(record), record.id, view.descending
+    lo, hi = 0, len(listed)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        row = listed[mid]
+        if isinstance(row, CorruptRow):
+            lo = mid + 1  # corrupt rows stay on top
+            continue
+        other = keys[row.id] if row.id in keys else sort_key(row)
+        if other == key:
+            before = row.id < rid
+        else:
+            before = other > key if descending else other < key
+        if before:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo

@@ -21,7 +21,15 @@ from store import Memory
 
 from ..filters import say
 from ..state import DashboardState, Row
-from ..view import DEFAULT_DESCENDING, View, apply_view
+from ..view import (
+    DEFAULT_DESCENDING,
+    SORT_KEYS,
+    SortKey,
+    View,
+    apply_view,
+    insertion_point,
+    order_view,
+)
 from .debounced_input import DebouncedInput
 from .filter_box import FilterBox
 from .memory_detail import MemoryDetail
@@ -47,6 +55,8 @@ class MemoryBrowser(Vertical):
         """The memory list's filter, sort and hidden-record setting."""
         self.haystacks: dict[str, str] = {}
         """Lower-cased filter text per record id, built as the filter needs it."""
+        self._keys: dict[str, SortKey] = {}
+        """The sort key of each listed record, as it was when it was placed."""
         self._before: tuple[str, bool] | None = None
         """The filter and the hidden-records setting before another view opened
         records here (``open_for``): clearing the filter brings them back."""
@@ -77,7 +87,7 @@ class MemoryBrowser(Vertical):
         (``reloaded``: every row was read again, so the filter's text is built anew)."""
         if reloaded:
             self.haystacks.clear()
-        rows, parsed = apply_view(self.state.rows, self.view, self.haystacks)
+        rows, parsed, self._keys = order_view(self.state.rows, self.view, self.haystacks)
         memory_list = self.memory_list
         memory_list.sort_key = self.view.sort
         memory_list.sort_descending = self.view.descending
@@ -85,24 +95,44 @@ class MemoryBrowser(Vertical):
         self.query_one(FilterBox).show_error(say(parsed.errors))
         self.post_message(self.Changed())
 
+    MOVES_AT_ONCE = 256
+    """More records than this coming into or leaving the list at once: it is sorted
+    again (one pass) rather than told of each."""
+
     def put(self, rows: Sequence[Row]) -> None:
-        """Put changed records in place: the list keeps its order and its cursor."""
+        """Put changed records in place: the list keeps its order and its cursor. A
+        record the filter now shows is put where the sort places it (a binary search),
+        one it no longer shows is taken out, and the rest are left where they are."""
         memory_list = self.memory_list
         for r in rows:
             self.haystacks.pop(r.id, None)
         visible_now, _ = apply_view(rows, self.view, self.haystacks)
         still = {r.id for r in visible_now}
-        needs_view = False
+        coming: list[Memory] = []
+        leaving: list[int] = []
         for r in rows:
+            at = memory_list.index_of(r.id)
             if r.id in still:
-                if not memory_list.replace_row(r.id, r):
-                    needs_view = True
-            elif memory_list.index_of(r.id) is not None:
-                needs_view = True
-        if needs_view:
+                if at is not None:
+                    memory_list.replace_row(r.id, r)
+                elif isinstance(r, Memory):
+                    coming.append(r)
+                else:  # a new corrupt row: they are listed first, in their own order
+                    self.apply()
+                    return
+            elif at is not None:
+                leaving.append(at)
+        if len(coming) + len(leaving) > self.MOVES_AT_ONCE:
             self.apply()
-        else:
-            self.post_message(self.Changed())
+            return
+        for at in sorted(leaving, reverse=True):  # bottom up: the others stay put
+            self._keys.pop(memory_list.rows[at].id, None)
+            memory_list.remove_row(at)
+        key = SORT_KEYS[self.view.sort][1]
+        for m in coming:
+            memory_list.insert_row(insertion_point(memory_list.rows, self._keys, m, self.view), m)
+            self._keys[m.id] = key(m)
+        self.post_message(self.Changed())
 
     def set_view(self, **changes: str | bool) -> None:
         self.view = replace(self.view, **changes)  # type: ignore[arg-type]

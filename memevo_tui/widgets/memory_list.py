@@ -172,6 +172,15 @@ class MemoryList(VirtualList[Row]):
             self._cache.clear()
         return super().replace_row(key, row)
 
+    def insert_row(self, index: int, row: Row) -> None:
+        one = self._one_origin
+        if not self.rows:
+            self._one_origin = _only_origin((row,))
+        elif one is not None and isinstance(row, Memory) and row.scope != one:
+            self._one_origin = None  # another origin listed: the column says something
+            self._cache.clear()
+        super().insert_row(index, row)
+
     def show_marks(self, marked: frozenset[str]) -> None:
         if marked != self.marked:
             self.marked = marked

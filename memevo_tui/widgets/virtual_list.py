@@ -138,6 +138,11 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         self._styles_memo: dict[str, Style] = {}
         self._flashing: set[str] = set()
         self._positions: dict[str, int] | None = None  # row key -> index, built on demand
+        self._moves: list[tuple[int, int]] = []
+        """The insertions (+1) and removals (-1) since ``_positions`` was built, by
+        index, oldest first: ``index_of`` translates a position through them."""
+        self._late: dict[str, tuple[int, int]] = {}
+        """Rows inserted since: their index then, and how many moves came before."""
         self.new_above = 0
         self.writes_off = False
         """The dashboard writes nothing now (the time dial is away from now)."""
@@ -225,6 +230,8 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         keep_key = keep if keep is not None else (self.row_key(current) if current else None)
         self.rows = list(rows)
         self._positions = None
+        self._moves.clear()
+        self._late.clear()
         self._cache.clear()
         self.virtual_size = Size(0, len(self.rows) + 1)
         index = 0 if top or anchor is not None else self.cursor
@@ -239,12 +246,99 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
 
     def index_of(self, key: str) -> int | None:
         """The position of the row with this key, or None."""
-        return (self._positions or self._index()).get(key)
+        positions = self._positions if self._positions is not None else self._index()
+        at = positions.get(key)
+        if at is not None:
+            start = 0
+        elif (late := self._late.get(key)) is not None:
+            at, start = late
+        else:
+            return None
+        for where, step in self._moves[start:]:  # the insertions and removals since
+            if step > 0:
+                at += at >= where
+            else:
+                at -= at > where
+        if at < len(self.rows) and self.row_key(self.rows[at]) == key:
+            return at
+        return self._index().get(key)  # not expected: read them all again
 
     def _index(self) -> dict[str, int]:
         row_key = self.row_key
         self._positions = {row_key(r): i for i, r in enumerate(self.rows)}
+        self._moves.clear()
+        self._late.clear()
         return self._positions
+
+    MOVES_KEPT = 64
+    """Insertions and removals ``index_of`` translates positions through before the
+    positions of every row are taken again."""
+
+    def insert_row(self, index: int, row: T) -> None:
+        """Put a new row at ``index``; the cursor stays on its row. A list of 100,000
+        rows takes one without numbering them all again."""
+        index = max(0, min(index, len(self.rows)))
+        self.rows.insert(index, row)
+        self._moved(index, 1)
+        if self._positions is not None:
+            self._late[self.row_key(row)] = (index, len(self._moves))
+        if len(self.rows) == 1:
+            self.cursor = 0  # the first row: highlighted now
+        elif index <= self.cursor:
+            self.cursor += 1  # the same row, one lower
+        self._shown_moved(index)
+
+    def remove_row(self, index: int) -> None:
+        """Take out the row at ``index``; the cursor stays on its row (on the next one
+        when it was this one)."""
+        if not 0 <= index < len(self.rows):
+            return
+        key = self.row_key(self.rows.pop(index))
+        self._moved(index, -1)
+        if self._positions is not None:
+            self._positions.pop(key, None)
+            self._late.pop(key, None)
+        if index < self.cursor:
+            self.cursor -= 1
+        elif index == self.cursor:
+            self.cursor = max(0, min(self.cursor, len(self.rows) - 1))
+        self._shown_moved(index)
+
+    def _moved(self, index: int, step: int) -> None:
+        if self._positions is not None:
+            if len(self._moves) >= self.MOVES_KEPT:
+                self._positions = None  # numbered again when next asked
+                self._moves.clear()
+                self._late.clear()
+            else:
+                self._moves.append((index, step))
+        # The drawn lines at and below it moved by one: their cache entries with them.
+        self._cache = OrderedDict(
+            ((i + step if i >= index else i, w, c), strip)
+            for (i, w, c), strip in self._cache.items()
+            if not (step < 0 and i == index)
+        )
+        self._set_height(len(self.rows) + 1)
+
+    def _set_height(self, lines: int) -> None:
+        """The scrollable height, in lines. While the scroll bar stays, only it is drawn
+        again: a new height through ``virtual_size`` lays the whole screen out again,
+        and repaints every widget on it, once per row a live change adds."""
+        size = Size(0, lines)
+        if size == self.virtual_size:
+            return
+        region = self.scrollable_content_region
+        if self.is_mounted and self.show_vertical_scrollbar and lines > region.height:
+            self.set_reactive(VirtualList.virtual_size, size)
+            self._scroll_update(size)  # the scroll bar's size and the scroll limits
+        else:
+            self.virtual_size = size
+
+    def _shown_moved(self, index: int) -> None:
+        """Draw again what moved on screen (nothing, when it is all below the window)."""
+        body = max(1, self.scrollable_content_region.height - 1)
+        if index < round(self.scroll_offset.y) + body:
+            self.refresh()
 
     def replace_row(self, key: str, row: T) -> bool:
         """Swap one row in place (same position); True when it was there."""

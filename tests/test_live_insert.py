@@ -1,0 +1,128 @@
+"""A record another process adds (or one that leaves the filter) goes into the memory
+list where a full sort would put it, without sorting the list again."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memevo_tui.view import SORTS, apply_view
+from memevo_tui.widgets.memory_browser import MemoryBrowser
+from memevo_tui.widgets.memory_list import MemoryList
+from store import Memory
+from store._js import fp, js_json
+
+from apphelpers import make_app, settle, until, wait_loaded
+
+NEW_ID = "0a0a0a0a0a0a0a0a0a0a0a0a"
+
+
+def add_elsewhere(path: Path, record_id: str, content: str, at: str) -> None:
+    """Commit a new memory and its event, as pi's capture does, on its own connection."""
+    con = sqlite3.connect(path, isolation_level=None)
+    try:
+        (data,) = con.execute("SELECT data FROM memories WHERE json_extract(data, '$.status') "
+                              "= 'confirmed' LIMIT 1").fetchone()  # fmt: skip
+        record = json.loads(data)
+        record.update(id=record_id, content=content, createdAt=at, updatedAt=at)
+        record.pop("reinforcedAt", None)
+        record.pop("feedback", None)
+        record.pop("pinned", None)
+        event = {"id": "0b0b0b0b-0000-4000-8000-000000000001", "at": at, "actor": "local",
+                 "reason": "Capture", "scope": record["scope"], "before": [None],
+                 "after": [record]}  # fmt: skip
+        con.execute("BEGIN IMMEDIATE")
+        con.execute(
+            "INSERT INTO memories VALUES (?,?,?,?)",
+            (record_id, record["scope"], fp(content), js_json(record)),
+        )
+        con.execute(
+            "INSERT INTO events VALUES (?,?,?)", (event["id"], record["scope"], js_json(event))
+        )
+        con.execute("COMMIT")
+    finally:
+        con.close()
+
+
+def listed_in_full_sort(app: object) -> list[str]:
+    browser = app.query_one(MemoryBrowser)  # type: ignore[attr-defined]
+    rows, _ = apply_view(browser.state.rows, browser.view)
+    return [r.id for r in rows]
+
+
+def positions_agree(memory_list: MemoryList) -> bool:
+    return all(memory_list.index_of(r.id) == i for i, r in enumerate(memory_list.rows))
+
+
+async def test_a_new_memory_from_another_process_lands_in_sorted_place(realistic: Path) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        memory_list = app.query_one("#memory-list", MemoryList)
+        await pilot.press("j", "j", "j")
+        await settle(pilot)
+        highlighted = memory_list.highlighted
+        assert highlighted is not None
+        browser = app.query_one(MemoryBrowser)
+        sorted_again: list[bool] = []
+        full_sort = browser.apply
+
+        def counted(**kw: Any) -> None:
+            sorted_again.append(True)
+            full_sort(**kw)
+
+        browser.apply = counted  # type: ignore[method-assign]
+        newest = max(r.updated_at for r in memory_list.rows if isinstance(r, Memory))
+        add_elsewhere(realistic, NEW_ID, "A memory learned just now", newest[:-4] + "999Z")
+        await until(pilot, lambda: memory_list.index_of(NEW_ID) is not None, "the new memory")
+        await settle(pilot)
+        ids = [r.id for r in memory_list.rows]
+        assert ids == listed_in_full_sort(app)
+        assert ids.index(NEW_ID) < ids.index(highlighted.id)  # the newest, above
+        assert memory_list.highlighted is highlighted  # the cursor kept its record
+        assert positions_agree(memory_list)
+        assert not sorted_again  # placed by a binary search: the rest were not sorted again
+
+
+@pytest.mark.parametrize("descending", [True, False])
+async def test_records_arriving_and_leaving_keep_the_list_in_full_sort_order(
+    realistic: Path, descending: bool
+) -> None:
+    """Under every sort: many new records (more than the moves ``index_of`` keeps
+    track of) and records that stop matching, told as live changes; the list is what
+    sorting everything again gives, and every row's position is known."""
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        browser = app.query_one(MemoryBrowser)
+        memory_list = browser.memory_list
+        rng = random.Random(7)
+        templates = [r for r in app.state.rows if isinstance(r, Memory) and r.active]
+        made = 0
+        for sort in SORTS:
+            browser.set_view(sort=sort, descending=descending)
+            await settle(pilot)
+            memory_list.cursor = len(memory_list.rows) // 2
+            highlighted = memory_list.highlighted
+            for _ in range(5):
+                batch: list[Memory] = []
+                for _ in range(rng.randint(1, 25)):
+                    made += 1
+                    like = rng.choice(templates)
+                    batch.append(replace(like, id=f"{made:024x}", content=f"new {rng.random()}"))
+                leaving = [
+                    replace(r, status="forgotten")
+                    for r in rng.sample(memory_list.rows, 3)
+                    if isinstance(r, Memory) and r is not highlighted
+                ]
+                app.state.live_changed((), [*batch, *leaving], 0.0)
+                await settle(pilot)
+                assert [r.id for r in memory_list.rows] == listed_in_full_sort(app), sort
+                assert positions_agree(memory_list), sort
+            assert memory_list.highlighted is highlighted, sort
