@@ -322,12 +322,18 @@ class AppState:
 
     def _write_text(self, fd: int, name: str, text: str) -> None:
         """Replace the file with ``text``: a new file beside it, then a rename."""
+        self._write_bytes(fd, name, text.encode("utf-8"))
+
+    def _write_bytes(self, fd: int, name: str, data: bytes) -> None:
+        """Replace the file with ``data`` (0600): a new file beside it, then a rename."""
         tmp = f".{name}.{uuid.uuid4().hex}"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
         try:
             f = os.open(tmp, flags, 0o600, dir_fd=fd)
             try:
-                os.write(f, text.encode("utf-8"))
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(f, view) :]
                 os.fsync(f)
             finally:
                 os.close(f)
@@ -336,6 +342,45 @@ class AppState:
             with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=fd)
             raise
+
+    def read_bytes(self, name: str, limit: int) -> bytes | None:
+        """The whole file, or None: missing, not a regular file, larger than ``limit``,
+        unreadable, or the directory unusable (``problem`` says why)."""
+        try:
+            with self._opened() as fd:
+                try:
+                    flags = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
+                    f = os.open(name, flags, dir_fd=fd)
+                except OSError:
+                    return None
+                try:
+                    st = os.fstat(f)
+                    if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+                        return None
+                    chunks = []
+                    while data := os.read(f, 1 << 24):
+                        chunks.append(data)
+                    return b"".join(chunks)
+                except OSError:
+                    return None
+                finally:
+                    os.close(f)
+        except Unusable as exc:
+            self.problem = str(exc)
+            return None
+
+    def write_bytes(self, name: str, data: bytes) -> bool:
+        """Replace the file with ``data``, atomically (0600); False when it cannot be."""
+        try:
+            with self._opened() as fd:
+                self._write_bytes(fd, name, data)
+        except Unusable as exc:
+            self.problem = str(exc)
+            return False
+        except OSError as exc:
+            self.problem = f"{self.dir / name}: {exc.strerror or exc}"
+            return False
+        return True
 
     def _text(self, name: str) -> str:
         """The file's text, or "" (``problem`` says why when the directory is unusable)."""

@@ -534,10 +534,11 @@ class DashboardState:
             or state[1] != full_loads
             or any(isinstance(r, CorruptRow) for r in pending.values())
         ):
-            from store.index import RecallIndex  # numpy: imported at the first recall
+            from .recallcache import indexed  # numpy: imported at the first recall
 
             memories = [r for r in self.rows if isinstance(r, Memory)]
-            index = await asyncio.to_thread(RecallIndex, memories)
+            cached = self.db_path if self.remembered is not None else None
+            index = await asyncio.to_thread(indexed, cached, memories, save=self.past is None)
         else:
             rows = [r for r in pending.values() if isinstance(r, Memory)]
             index = await asyncio.to_thread(state[0].updated, rows)

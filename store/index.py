@@ -110,24 +110,41 @@ class _Columns:
         self.excluded.append(_exclusion(m))
 
 
+RecordWords = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...] | None]
+"""What the index reads of a record's text: the words it mentions, those of its
+search terms, and those of its body when quoted questions make it differ (else None)."""
+WordsOf = Callable[[Memory], RecordWords]
+
+
+def record_words(m: Memory) -> RecordWords:
+    """A record's words, extracted (the costly part of building an index: a cache of
+    them, keyed by each record's text, can stand in for this; see ``WordsOf``)."""
+    content = m.content
+    body_text = without_quoted_questions(content)
+    return (
+        document_words(content),
+        document_words(" ".join(m.search_terms)),
+        document_words(body_text) if body_text != content else None,
+    )
+
+
 class _Postings:
     """Word -> positions, being collected (lists, turned into arrays at the end)."""
 
-    def __init__(self) -> None:
+    def __init__(self, words_of: WordsOf) -> None:
         self.mention: dict[str, list[int]] = {}
         self.alias: dict[str, list[int]] = {}
         self.body: dict[str, list[int]] = {}
         self.origin: dict[str, list[int]] = {}  # word -> origin numbers
+        self.words_of = words_of
 
     def add(self, i: int, m: Memory, columns: _Columns, origins: dict[str, int]) -> None:
-        content = m.content
-        mentions = document_words(content)
-        body_text = without_quoted_questions(content)
-        quoted = body_text != content
-        body = document_words(body_text) if quoted else mentions
+        mentions, alias, quoted_body = self.words_of(m)
+        quoted = quoted_body is not None
+        body = mentions if quoted_body is None else quoted_body
         for table, words in (
             (self.mention, mentions),
-            (self.alias, document_words(" ".join(m.search_terms))),
+            (self.alias, alias),
             *(((self.body, body),) if quoted else ()),
         ):
             for word in words:
@@ -204,9 +221,9 @@ class RecallIndex:
     _eligible_search: Bools
     _eligible_inject: Bools
 
-    def __init__(self, memories: Iterable[Memory]) -> None:
+    def __init__(self, memories: Iterable[Memory], words_of: WordsOf = record_words) -> None:
         listed = list(memories)
-        postings = _Postings()
+        postings = _Postings(words_of)
         columns = _Columns.empty()
         origins: dict[str, int] = {}
         for i, m in enumerate(listed):
@@ -256,7 +273,7 @@ class RecallIndex:
         alive = self._alive
         return [m for i, m in enumerate(self._memories) if alive[i]]
 
-    def updated(self, rows: Iterable[Memory]) -> RecallIndex:
+    def updated(self, rows: Iterable[Memory], words_of: WordsOf = record_words) -> RecallIndex:
         """A new index with these records added or replaced; this one is left as it is.
 
         A record whose words are unchanged keeps its position and only its columns
@@ -269,7 +286,7 @@ class RecallIndex:
         origins = dict(self._origins)
         alive = self._alive.copy()
         in_place: dict[int, Memory] = {}
-        postings = _Postings()
+        postings = _Postings(words_of)
         columns = _Columns.empty()
         start = len(memories)
         fresh_alive: list[bool] = []

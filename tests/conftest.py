@@ -74,3 +74,4 @@ def _fixed_now(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("EDITOR", raising=False)
     monkeypatch.setenv("MEMEVO_KEYMAP", "/nonexistent/memevo-keymap.json")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the app's own state
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # and its cache

@@ -6,8 +6,9 @@ import argparse
 import asyncio
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from store import Event, Memory, MemoryStore, Refused, StoreError
 from store._js import iso, js_len
@@ -34,6 +35,9 @@ from .reads import (
     record_json,
 )
 from .status import print_status, status_json
+
+if TYPE_CHECKING:
+    from store.index import RecallIndex
 
 EXIT_OK, EXIT_REFUSED, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -79,9 +83,7 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
         if purpose == "tool" and not 1 <= js_len(words) <= TOOL_QUERY_MAX:
             raise CannotRun(f"memory_recall takes a query of 1 to {TOOL_QUERY_MAX} characters")
         limit = getattr(args, "limit", None)
-        from store.index import RecallIndex  # numpy: only the verbs that recall import it
-
-        result = RecallIndex(load.memories).recall(
+        result = _index(store, args, load.memories).recall(
             words, purpose=purpose, limit=limit, explain=None
         )
         lines = digest(result) if purpose == "tool" else ()
@@ -101,14 +103,22 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
             rows = [m for m in rows if m.dormant]
         rows = list_order(rows)
     else:  # search
-        from store.index import RecallIndex
-
-        rows = RecallIndex(load.memories).recall(" ".join(args.query), limit=args.limit).memories
+        found = _index(store, args, load.memories).recall(" ".join(args.query), limit=args.limit)
+        rows = list(found.memories)
     if args.json:
         o.json([record_json(stored[m.id]) for m in rows])
     else:
         print_table(rows, o)
     return EXIT_OK
+
+
+def _index(store: MemoryStore, args: argparse.Namespace, memories: Sequence[Memory]) -> RecallIndex:
+    """The recall index, its words read from the cache where they still hold (none for
+    a demo store; the past's records are read from it, never written to it)."""
+    from ..recallcache import indexed  # numpy: only the verbs that recall import it
+
+    path = None if getattr(args, "demo", False) else Path(store.path)
+    return indexed(path, memories, save=store.as_of is None)
 
 
 async def _history(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:

@@ -1,0 +1,58 @@
+"""The recall index's words, kept between processes in memevo-tui's cache directory.
+
+``$XDG_CACHE_HOME/memevo-tui/stores/<key>/recall-words.bin`` (``~/.cache`` when
+unset; ``<key>`` is the store's resolved path, hashed, as for the state
+directory): every record's extracted words, keyed by its id and a fingerprint of
+its text (``store.wordcache``). A CLI ``search`` or the dashboard's first recall
+reads it, extracts only the records that are new or whose text changed, and
+writes it again (whole, 0600, by a rename) when any were. The directories are
+0700, the user's own, and never followed as symbolic links (``AppState``).
+
+It is a cache: a file that is missing, unreadable, foreign, made by other rules,
+or damaged is ignored and rebuilt, and a directory that cannot be used costs the
+speed, never an answer. No Textual.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .appstate import AppState
+
+if TYPE_CHECKING:
+    from store import Memory
+    from store.index import RecallIndex
+
+NAME = "recall-words.bin"
+LIMIT = 1 << 31
+"""The largest cache file read (a bigger one is ignored, and rebuilt)."""
+
+
+def cache_home() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME")
+    return Path(base).expanduser() if base else Path.home() / ".cache"
+
+
+def indexed(
+    store_path: Path | None, memories: Sequence[Memory], *, save: bool = True
+) -> RecallIndex:
+    """A recall index of ``memories``, their words read from the store's cache where
+    they are still each record's own (``store_path`` None: no cache). With ``save``,
+    the cache is written again when any record was extracted or has gone."""
+    from store.index import RecallIndex
+    from store.wordcache import WordCache
+
+    if store_path is None:
+        return RecallIndex(memories)
+    place = AppState(store_path, root=cache_home())
+    data = place.read_bytes(NAME, LIMIT)
+    cache = WordCache.loads(data) if data else WordCache()
+    index = RecallIndex(memories, cache)
+    known = len(cache)
+    cache.keep_only(m.id for m in memories)
+    if save and (cache.misses or len(cache) != known):
+        place.write_bytes(NAME, cache.dumps())
+    return index

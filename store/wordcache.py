@@ -1,0 +1,226 @@
+"""The recall index's words, kept between processes (a cache, never the truth).
+
+Extracting a record's words (``index.record_words``: redaction, literals,
+concepts, ICU segmentation) is most of what building a recall index costs: about
+20 s of CPU at 100,000 records on a slow machine, paid again by every CLI
+``search`` and every dashboard that recalls. The words depend only on the
+record's text, so they are kept keyed by each record's id and a fingerprint of
+the text they came from; a record whose text changed, or that is new, is
+extracted again and the rest are read.
+
+The bytes (``dumps``/``loads``) are::
+
+    MAGIC | digest of the rest | header length (8 bytes, little-endian) | header (JSON)
+          | words | bounds
+
+the header naming the format and what the words were made with (``tag()``: the
+code that makes the words, hashed, and the ICU that segments them), the counts, the ids, the
+fingerprints and the distinct words; ``words`` is every record's words as int32
+numbers into that list, and ``bounds`` three int64 ends per record (mentions,
+search terms, quoted body; a body of -1 is "the same as its mentions").
+
+Nothing read is trusted: bytes that are not exactly this format, made with other
+rules, or with any count, bound or number out of place give an empty cache (every
+record extracted again). Where the bytes live, and how they are written, is the
+caller's business (no file access here).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+import sys
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .features import ICU_AVAILABLE
+from .index import RecordWords, record_words
+from .model import Memory
+
+MAGIC = b"memevo-words\x00v1\n"
+FORMAT = 1
+_RULES = ("features.py", "redact.py", "recall.py", "_js.py")
+"""The modules whose code decides a record's words."""
+
+
+@lru_cache(maxsize=1)
+def tag() -> str:
+    """What the words are made with: a hash of the code that makes them and the ICU
+    that segments them. Words made by other code, or another ICU, are not used."""
+    h = hashlib.blake2b(digest_size=12)
+    here = Path(__file__).parent
+    for name in _RULES:
+        try:
+            h.update((here / name).read_bytes())
+        except OSError:  # not files (a zipped install): the version stands for them
+            h.update(f"{name}?{_version()}".encode())
+    icu = "fallback"
+    if ICU_AVAILABLE:
+        import icu as _icu
+
+        icu = f"icu-{getattr(_icu, 'ICU_VERSION', '?')}"
+    return f"{h.hexdigest()}/{icu}"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("memevo-tui")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+MAX_HEADER = 1 << 30
+_LEN = struct.Struct("<Q")
+_DIGEST = 16
+
+
+def fingerprint(m: Memory) -> str:
+    """What a record's words depend on (its text and its search terms), hashed."""
+    h = hashlib.blake2b(digest_size=12)
+    h.update(m.content.encode("utf-8", "surrogatepass"))
+    for term in m.search_terms:
+        h.update(b"\x00")
+        h.update(term.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+class WordCache:
+    """Words per record id, each with the fingerprint it was made for; called as the
+    index's ``words_of``: a record whose fingerprint matches is read, any other is
+    extracted (and kept, so ``dumps`` writes what the next process needs)."""
+
+    __slots__ = ("_entries", "hits", "misses")
+
+    def __init__(self, entries: dict[str, tuple[str, RecordWords]] | None = None) -> None:
+        self._entries: dict[str, tuple[str, RecordWords]] = entries or {}
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __call__(self, m: Memory) -> RecordWords:
+        mark = fingerprint(m)
+        known = self._entries.get(m.id)
+        if known is not None and known[0] == mark:
+            self.hits += 1
+            return known[1]
+        self.misses += 1
+        words = record_words(m)
+        self._entries[m.id] = (mark, words)
+        return words
+
+    def keep_only(self, ids: Iterable[str]) -> None:
+        """Forget the records not among ``ids`` (gone from the store)."""
+        wanted = set(ids)
+        for gone in [k for k in self._entries if k not in wanted]:
+            del self._entries[gone]
+
+    # ------------------------------------------------------------ bytes
+
+    def dumps(self) -> bytes:
+        ids = list(self._entries)
+        marks: list[str] = []
+        table: dict[str, int] = {}
+        numbers: list[int] = []
+        bounds: list[int] = []
+        for memory_id in ids:
+            mark, (mentions, alias, body) = self._entries[memory_id]
+            marks.append(mark)
+            for part in (mentions, alias, body):
+                if part is None:
+                    bounds.append(-1)
+                    continue
+                for word in part:
+                    n = table.get(word)
+                    if n is None:
+                        n = table[word] = len(table)
+                    numbers.append(n)
+                bounds.append(len(numbers))
+        header = json.dumps(
+            {"format": FORMAT, "tag": tag(), "records": len(ids), "numbers": len(numbers),
+             "ids": ids, "fingerprints": marks, "words": list(table)},
+            ensure_ascii=True, separators=(",", ":"),
+        ).encode("ascii")  # fmt: skip
+        rest = b"".join((
+            _LEN.pack(len(header)), header,
+            np.asarray(numbers, dtype="<i4").tobytes(),
+            np.asarray(bounds, dtype="<i8").tobytes(),
+        ))  # fmt: skip
+        return MAGIC + _digest(rest) + rest
+
+    @classmethod
+    def loads(cls, data: bytes) -> WordCache:
+        """The cache these bytes hold, or an empty one if they are anything else."""
+        try:
+            entries = _decode(data)
+        except (ValueError, TypeError, KeyError, struct.error, UnicodeDecodeError):
+            entries = None
+        return cls(entries)
+
+
+def _digest(body: bytes | memoryview) -> bytes:
+    return hashlib.blake2b(body, digest_size=_DIGEST).digest()
+
+
+def _decode(data: bytes) -> dict[str, tuple[str, RecordWords]] | None:
+    if not data.startswith(MAGIC):
+        return None
+    start = len(MAGIC) + _DIGEST
+    if data[len(MAGIC) : start] != _digest(memoryview(data)[start:]):
+        return None  # damaged (or cut short) since it was written
+    (size,) = _LEN.unpack_from(data, start)
+    start += _LEN.size
+    if size > MAX_HEADER or start + size > len(data):
+        return None
+    header: Any = json.loads(data[start : start + size].decode("ascii"))
+    start += size
+    if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("tag") != tag():
+        return None
+    records, count = header["records"], header["numbers"]
+    ids, marks, words = header["ids"], header["fingerprints"], header["words"]
+    if not (
+        type(records) is int
+        and type(count) is int
+        and 0 <= records == len(ids) == len(marks)
+        and count >= 0
+        and isinstance(words, list)
+        and all(type(x) is str for x in ids)
+        and all(type(x) is str for x in marks)
+        and all(type(x) is str and x for x in words)
+        and len(data) == start + 4 * count + 8 * 3 * records
+    ):
+        return None
+    numbers = np.frombuffer(data, dtype="<i4", count=count, offset=start)
+    bounds = np.frombuffer(data, dtype="<i8", count=3 * records, offset=start + 4 * count)
+    if count and (int(numbers.min()) < 0 or int(numbers.max()) >= len(words)):
+        return None
+    table = [sys.intern(w) for w in words]
+    every = [table[n] for n in numbers.tolist()]
+    ends = bounds.tolist()
+    entries: dict[str, tuple[str, RecordWords]] = {}
+    at = 0
+    for r in range(records):
+        mention_end, alias_end, body_end = ends[3 * r : 3 * r + 3]
+        if not at <= mention_end <= alias_end <= count:
+            return None
+        mentions = tuple(every[at:mention_end])
+        alias = tuple(every[mention_end:alias_end])
+        at = alias_end
+        body: tuple[str, ...] | None = None
+        if body_end != -1:
+            if not at <= body_end <= count:
+                return None
+            body = tuple(every[at:body_end])
+            at = body_end
+        entries[ids[r]] = (marks[r], (mentions, alias, body))
+    if at != count or len(entries) != records:
+        return None
+    return entries

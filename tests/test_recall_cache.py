@@ -1,0 +1,158 @@
+"""The recall index's words kept between processes: the same answers as words
+extracted afresh, a changed record extracted again, a damaged or foreign cache
+ignored, and a cache directory that is private and never followed as a link."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from memevo_tui.recallcache import NAME, cache_home, indexed
+from store import Memory, MemoryStore, fixed_clock
+from store.index import RecallIndex, record_words
+from store.recall import Recall
+from store.wordcache import MAGIC, WordCache
+
+from conftest import FIXTURE_NOW, FIXTURES, ROOT
+
+CASES = json.loads((FIXTURES / "recall-cases.json").read_text(encoding="utf-8"))
+
+
+async def memories_of(path: Path) -> list[Memory]:
+    store = await MemoryStore.open(path, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+    try:
+        return list((await store.load_memories()).memories)
+    finally:
+        await store.close()
+
+
+def answers(index: RecallIndex) -> list[object]:
+    """Every decision of every public case, for search and for injection."""
+
+    def told(r: Recall) -> list[object]:
+        return [(c.memory.id, c.score, c.rank_score, c.coverage, c.matches, c.places, c.reason)
+                for c in (*r.selected, *r.left_out)]  # fmt: skip
+
+    return [
+        told(index.recall(case["query"], purpose=purpose, limit=CASES["limit"]))
+        for case in CASES["cases"]
+        for purpose in ("search", "inject")
+    ]
+
+
+def cache_file(store: Path) -> Path:
+    found = list((cache_home() / "memevo-tui" / "stores").glob(f"*/{NAME}"))
+    assert len(found) == 1, found
+    return found[0]
+
+
+async def test_an_index_from_cached_words_answers_as_one_extracted_afresh(
+    realistic: Path,
+) -> None:
+    memories = await memories_of(realistic)
+    fresh = answers(RecallIndex(memories))
+    assert answers(indexed(realistic, memories)) == fresh  # the first: extracts, writes
+    written = cache_file(realistic)
+    cache = WordCache.loads(written.read_bytes())
+    assert len(cache) == len(memories)
+    index = RecallIndex(memories, cache)  # the next process: reads every record's words
+    assert (cache.hits, cache.misses) == (len(memories), 0)
+    assert answers(index) == fresh
+    assert answers(indexed(realistic, memories)) == fresh
+
+
+async def test_a_record_whose_text_changed_is_extracted_again(realistic: Path) -> None:
+    memories = await memories_of(realistic)
+    indexed(realistic, memories)
+    first = cache_file(realistic).read_bytes()
+    changed = replace(memories[0], content="Deploys go through the canary cluster first")
+    now = [changed, *memories[2:]]  # one changed, one gone
+    cache = WordCache.loads(first)
+    assert cache(changed) == record_words(changed) != record_words(memories[0])
+    assert cache(memories[1]) == record_words(memories[1])
+    assert (cache.hits, cache.misses) == (1, 1)
+    assert answers(indexed(realistic, now)) == answers(RecallIndex(now))
+    again = WordCache.loads(cache_file(realistic).read_bytes())
+    assert len(again) == len(now)  # the one gone is gone from the cache too
+    RecallIndex(now, again)
+    assert (again.hits, again.misses) == (len(now), 0)
+
+
+def damaged(good: bytes) -> list[bytes]:
+    """Bytes that are not a cache this code wrote: cut short, a byte changed anywhere,
+    another format, nothing."""
+    cuts = [good[:n] for n in (0, 1, len(MAGIC), len(MAGIC) + 20, len(good) // 2, len(good) - 1)]
+    flips = []
+    for at in (len(MAGIC) + 3, len(MAGIC) + 30, len(good) // 3, len(good) // 2, len(good) - 5):
+        b = bytearray(good)
+        b[at] ^= 0x20
+        flips.append(bytes(b))
+    return [*cuts, *flips, b"garbage" * 100, good + b"\x00", b"\x00" * len(good)]
+
+
+async def test_a_damaged_or_foreign_cache_is_ignored_and_written_again(realistic: Path) -> None:
+    memories = await memories_of(realistic)
+    fresh = answers(RecallIndex(memories))
+    indexed(realistic, memories)
+    path = cache_file(realistic)
+    good = path.read_bytes()
+    for bad in damaged(good):
+        assert len(WordCache.loads(bad)) == 0
+        path.write_bytes(bad)
+        assert answers(indexed(realistic, memories)) == fresh
+        assert path.read_bytes() == good  # rebuilt, the same as before
+    # made by other rules (another tag): the same bytes otherwise, never used
+    header_at = good.index(b'"tag":"') + len(b'"tag":"')
+    other = bytearray(good)
+    other[header_at] = ord("x") if other[header_at] != ord("x") else ord("y")
+    assert len(WordCache.loads(bytes(other))) == 0
+
+
+async def test_the_cache_is_private_and_never_followed_as_a_link(
+    realistic: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memories = await memories_of(realistic)
+    indexed(realistic, memories)
+    path = cache_file(realistic)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    for d in (path.parent, path.parent.parent, path.parent.parent.parent):
+        assert stat.S_IMODE(d.stat().st_mode) == 0o700
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    home = tmp_path / "linked-cache"
+    home.mkdir()
+    (home / "memevo-tui").symlink_to(elsewhere)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    assert answers(indexed(realistic, memories)) == answers(RecallIndex(memories))
+    assert list(elsewhere.iterdir()) == []  # nothing written through the link
+
+
+def cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memevo_tui", *args],
+        capture_output=True, text=True, cwd=ROOT, env={**os.environ, **env}, timeout=120,
+    )  # fmt: skip
+
+
+def test_cli_search_keeps_the_words_and_answers_the_same_from_them(
+    realistic: Path, tmp_path: Path
+) -> None:
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cli-cache")}
+    first = cli("search", "kyverno", "--db", str(realistic), "--json", env=env)
+    assert first.returncode == 0, first.stderr
+    written = list((tmp_path / "cli-cache").rglob(NAME))
+    assert len(written) == 1
+    before = written[0].stat().st_mtime_ns
+    second = cli("search", "kyverno", "--db", str(realistic), "--json", env=env)
+    assert second.returncode == 0 and second.stdout == first.stdout
+    assert written[0].stat().st_mtime_ns == before  # every record read: nothing written
+    demo = cli("search", "postgres", "--demo", "--json", env=env)
+    assert demo.returncode == 0, demo.stderr
+    assert len(list((tmp_path / "cli-cache").rglob(NAME))) == 1  # the demo leaves none
