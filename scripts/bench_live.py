@@ -209,6 +209,119 @@ def pty_cpu_per_commit(path: Path, seconds: float, mode: str) -> dict[str, Any]:
     }
 
 
+FLOOR_APP = textwrap.dedent(
+    """
+    import asyncio, json, sys, time
+    from rich.segment import Segment
+    from textual.app import App
+    from textual.strip import Strip
+    from textual.widget import Widget
+    from textual.widgets import Footer, Header
+
+    class Lines(Widget):
+        DEFAULT_CSS = "Lines { border: round $primary; height: 1fr; }"
+
+        def __init__(self):
+            super().__init__()
+            self.top = 0
+            self.strips = {}
+
+        def render_line(self, y):
+            n, width = self.top + y, self.size.width
+            strip = self.strips.get((n, width))
+            if strip is None:
+                strip = Strip([Segment(f" row {n:>9}".ljust(width)[:width])], width)
+                self.strips[n, width] = strip
+            return strip
+
+    class Floor(App):
+        def compose(self):
+            yield Header()
+            yield Lines()
+            yield Footer()
+
+        async def on_mount(self):
+            self.run_worker(self.measure())
+
+        async def measure(self):
+            seconds, rate = float(sys.argv[2]), float(sys.argv[3])
+            lines = self.query_one(Lines)
+            await asyncio.sleep(2.0)  # the first paint settles
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            await asyncio.sleep(seconds)
+            idle = (time.process_time() - cpu0) / (time.perf_counter() - wall0)
+            cpu0, wall0, ticks = time.process_time(), time.perf_counter(), 0
+            while ticks < seconds * rate:
+                await asyncio.sleep(1 / rate)
+                lines.top -= 1  # a row comes in at the top: every line moves down
+                lines.refresh()
+                ticks += 1
+            await asyncio.sleep(0.5)
+            cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+            busy = max(0.0, cpu - idle * wall)
+            with open(sys.argv[1], "w") as out:
+                json.dump({"commits": ticks, "cpu_ms": busy / ticks * 1000, "idle": idle,
+                           "share": busy / wall}, out)
+            self.exit()
+
+    if __name__ == "__main__":
+        if sys.argv[4] == "headless":
+            async def headless():
+                async with Floor().run_test(size=(160, 50)) as pilot:
+                    while not Path(sys.argv[1]).exists():
+                        await pilot.pause(0.1)
+            from pathlib import Path
+            asyncio.run(headless())
+        else:
+            Floor().run()
+    """
+)
+
+
+def floor_cpu_per_repaint(seconds: float, place: str) -> dict[str, Any]:
+    """What Textual itself costs to draw a list-sized widget whose every line moved
+    down by one (what a new record at the top of the list asks), RATE_HZ times a
+    second: a bare app (a header, one bordered widget of cached lines, a footer),
+    headless or on the same 160x50 pseudo-terminal."""
+    import pty
+
+    with tempfile.TemporaryDirectory() as tmp:
+        result = Path(tmp) / "floor.json"
+        command = [sys.executable, "-c", FLOOR_APP, str(result), str(seconds), str(RATE_HZ),
+                   place]  # fmt: skip
+        if place == "headless":
+            subprocess.run(command, check=True, capture_output=True, timeout=300)
+        else:
+            import fcntl
+            import struct
+            import termios
+            import threading
+
+            master, slave = pty.openpty()
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
+            env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "160", "LINES": "50"}
+            app = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave,
+                                   env=env, start_new_session=True)  # fmt: skip
+            os.close(slave)
+
+            def drain() -> None:
+                while True:
+                    try:
+                        if not os.read(master, 65536):
+                            return
+                    except OSError:
+                        return
+
+            threading.Thread(target=drain, daemon=True).start()
+            try:
+                app.wait(timeout=300)
+            finally:
+                if app.poll() is None:
+                    app.kill()
+                os.close(master)
+        return dict(json.loads(result.read_text()))
+
+
 def cpu_child(path: str, seconds: float, mode: str) -> None:
     print(json.dumps(asyncio.run(cpu_per_commit(Path(path), seconds, mode))))
 
@@ -220,6 +333,11 @@ def run_cpu(sizes: list[int], seconds: float, modes: list[str], where: list[str]
           f"for {seconds:.0f} s (goal <= {GOAL_CPU_MS:.0f} ms at every size)")  # fmt: skip
     print(f"{'records':>8} {'commit':>7} {'in':>8} {'commits':>8} {'CPU/commit':>11} "
           f"{'share of a core':>16} {'idle':>6}  verdict")  # fmt: skip
+    for place in where if "insert" in modes else []:
+        r = floor_cpu_per_repaint(seconds, place)
+        print(f"{'floor':>8} {'repaint':>7} {place:>8} {r['commits']:>8} {r['cpu_ms']:>9.1f}ms "
+              f"{r['share'] * 100:>15.1f}% {r['idle'] * 100:>5.1f}%  (a bare Textual app "
+              "redrawing a list-sized widget whose lines all moved)", flush=True)  # fmt: skip
     for n in sizes:
         with tempfile.TemporaryDirectory() as built:
             original = build_synthetic(Path(built) / f"s{n}.sqlite", n)
