@@ -16,7 +16,7 @@ speed, never an answer. No Textual.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,12 +36,27 @@ def cache_home() -> Path:
     return Path(base).expanduser() if base else Path.home() / ".cache"
 
 
+def cores() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def indexed(
-    store_path: Path | None, memories: Sequence[Memory], *, save: bool = True
+    store_path: Path | None,
+    memories: Sequence[Memory],
+    *,
+    save: bool = True,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RecallIndex:
     """A recall index of ``memories``, their words read from the store's cache where
     they are still each record's own (``store_path`` None: no cache). With ``save``,
-    the cache is written again when any record was extracted or has gone."""
+    the cache is written again when any record was extracted or has gone. With
+    ``workers`` above 1, many records to extract (a first build) are extracted in
+    that many processes, ``progress(done, total)`` told as they go."""
     from store.index import RecallIndex
     from store.wordcache import WordCache
 
@@ -50,6 +65,8 @@ def indexed(
     place = AppState(store_path, root=cache_home())
     data = place.read_bytes(NAME, LIMIT)
     cache = WordCache.loads(data) if data else WordCache()
+    if workers > 1:
+        cache.fill(memories, workers, progress)
     index = RecallIndex(memories, cache)
     known = len(cache)
     cache.keep_only(m.id for m in memories)

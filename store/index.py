@@ -119,11 +119,15 @@ WordsOf = Callable[[Memory], RecordWords]
 def record_words(m: Memory) -> RecordWords:
     """A record's words, extracted (the costly part of building an index: a cache of
     them, keyed by each record's text, can stand in for this; see ``WordsOf``)."""
-    content = m.content
+    return text_words(m.content, m.search_terms)
+
+
+def text_words(content: str, search_terms: Sequence[str]) -> RecordWords:
+    """The words of a record with this text and these search terms."""
     body_text = without_quoted_questions(content)
     return (
         document_words(content),
-        document_words(" ".join(m.search_terms)),
+        document_words(" ".join(search_terms)),
         document_words(body_text) if body_text != content else None,
     )
 

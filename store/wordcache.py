@@ -31,7 +31,7 @@ import hashlib
 import json
 import struct
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from .features import ICU_AVAILABLE
-from .index import RecordWords, record_words
+from .index import RecordWords, record_words, text_words
 from .model import Memory
 
 MAGIC = b"memevo-words\x00v1\n"
@@ -79,6 +79,8 @@ def _version() -> str:
 MAX_HEADER = 1 << 30
 _LEN = struct.Struct("<Q")
 _DIGEST = 16
+POOL_MIN = 5_000
+"""Fewer records to extract than this: worker processes cost more than they save."""
 
 
 def fingerprint(m: Memory) -> str:
@@ -116,6 +118,48 @@ class WordCache:
         words = record_words(m)
         self._entries[m.id] = (mark, words)
         return words
+
+    def fill(
+        self,
+        memories: Sequence[Memory],
+        workers: int,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> int:
+        """Extract, in ``workers`` processes, the words of the records the cache does
+        not hold as they are now (a first build: both cores of a laptop rather than
+        one); ``progress(done, total)`` after each part. How many were extracted.
+        Fewer than ``POOL_MIN`` such records, or one worker, and nothing is done here
+        (the index extracts them as it goes)."""
+        entries = self._entries
+        missing: list[tuple[Memory, str]] = []
+        for m in memories:
+            mark = fingerprint(m)
+            known = entries.get(m.id)
+            if known is None or known[0] != mark:
+                missing.append((m, mark))
+        if workers < 2 or len(missing) < POOL_MIN:
+            return 0
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        size = max(500, len(missing) // (workers * 8))
+        parts = [missing[i : i + size] for i in range(0, len(missing), size)]
+        done = 0
+        # spawn: a fresh interpreter per worker, never a fork of this process's threads
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            texts = [[(m.content, m.search_terms) for m, _ in part] for part in parts]
+            for part, found in zip(parts, pool.map(_texts_words, texts), strict=True):
+                for (m, mark), (mentions, alias, body) in zip(part, found, strict=True):
+                    entries[m.id] = (mark, (
+                        tuple(map(sys.intern, mentions)), tuple(map(sys.intern, alias)),
+                        None if body is None else tuple(map(sys.intern, body)),
+                    ))  # fmt: skip
+                done += len(part)
+                self.misses += len(part)
+                if progress is not None:
+                    progress(done, len(missing))
+        return done
 
     def keep_only(self, ids: Iterable[str]) -> None:
         """Forget the records not among ``ids`` (gone from the store)."""
@@ -164,6 +208,11 @@ class WordCache:
         except (ValueError, TypeError, KeyError, struct.error, UnicodeDecodeError):
             entries = None
         return cls(entries)
+
+
+def _texts_words(texts: list[tuple[str, tuple[str, ...]]]) -> list[RecordWords]:
+    """Words of many texts (run in a worker process of ``WordCache.fill``)."""
+    return [text_words(content, terms) for content, terms in texts]
 
 
 def _digest(body: bytes | memoryview) -> bytes:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from memevo_tui.recallcache import NAME, cache_home, indexed
-from store import Memory, MemoryStore, fixed_clock
+from store import Memory, MemoryStore, fixed_clock, wordcache
 from store.index import RecallIndex, record_words
 from store.recall import Recall
 from store.wordcache import MAGIC, WordCache
@@ -83,6 +83,21 @@ async def test_a_record_whose_text_changed_is_extracted_again(realistic: Path) -
     assert len(again) == len(now)  # the one gone is gone from the cache too
     RecallIndex(now, again)
     assert (again.hits, again.misses) == (len(now), 0)
+
+
+async def test_a_first_build_extracts_in_worker_processes_and_keeps_the_words(
+    realistic: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memories = await memories_of(realistic)
+    monkeypatch.setattr(wordcache, "POOL_MIN", 10)  # the fixture is small
+    told: list[tuple[int, int]] = []
+    index = indexed(realistic, memories, workers=2, progress=lambda *p: told.append(p))
+    assert told and told[-1] == (len(memories), len(memories))
+    assert [d for d, _ in told] == sorted(d for d, _ in told)
+    assert answers(index) == answers(RecallIndex(memories))
+    cache = WordCache.loads(cache_file(realistic).read_bytes())  # written for next time
+    assert len(cache) == len(memories)
+    assert cache.fill(memories, 2) == 0  # nothing left to extract
 
 
 def damaged(good: bytes) -> list[bytes]:

@@ -115,10 +115,18 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
 def _index(store: MemoryStore, args: argparse.Namespace, memories: Sequence[Memory]) -> RecallIndex:
     """The recall index, its words read from the cache where they still hold (none for
     a demo store; the past's records are read from it, never written to it)."""
-    from ..recallcache import indexed  # numpy: only the verbs that recall import it
+    from ..recallcache import cores, indexed  # numpy: only the verbs that recall import it
 
     path = None if getattr(args, "demo", False) else Path(store.path)
-    return indexed(path, memories, save=store.as_of is None)
+
+    def progress(done: int, total: int) -> None:  # on a terminal only: pipes stay clean
+        if sys.stderr.isatty():
+            end = "\n" if done >= total else ""
+            print(f"\rmemevo-tui: reading the words of {total:,} records for recall, "
+                  f"once (kept for next time): {done * 100 // total}%", end=end,
+                  file=sys.stderr, flush=True)  # fmt: skip
+
+    return indexed(path, memories, save=store.as_of is None, workers=cores(), progress=progress)
 
 
 async def _history(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
