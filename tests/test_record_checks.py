@@ -97,6 +97,24 @@ def test_a_list_or_an_object_where_a_word_belongs_is_invalid(
     assert record_problem({**record, key: value}) == f"{key} is invalid"
 
 
+@pytest.mark.parametrize(
+    ("revision", "valid"),
+    [(1, True), (2.0, True), (2**53 - 1, True), (2**53, True), (10**20, True),
+     (10**400, False), (0, False), (-1, False), (0.5, False), (1.5, False), (True, False),
+     ("1", False), (None, False), (float("inf"), False)],
+)  # fmt: skip
+def test_a_revision_is_valid_as_javascript_judges_it(
+    realistic: Path, revision: object, valid: bool
+) -> None:
+    """pi's ``Number.isInteger(revision) && revision > 0``: a whole double counts, a
+    number of 400 digits is Infinity to JSON.parse and does not."""
+    record = {**_records(realistic)[0], "revision": revision}
+    problem = record_problem(record)
+    assert (problem is None) is valid, problem
+    if not valid:
+        assert problem == "revision is not a positive integer"
+
+
 def test_an_event_whose_actor_is_a_list_is_invalid() -> None:
     event = {"id": "e1", "scope": "s", "actor": ["model"], "reason": "r",
              "at": "2026-01-01T00:00:00.000Z", "before": [], "after": []}  # fmt: skip
