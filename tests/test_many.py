@@ -240,6 +240,53 @@ async def test_the_review_queue_at_the_fixtures_now(realistic: Path) -> None:
         assert after.key not in {i.key for i in app.query_one(ReviewView).queue}
 
 
+async def test_rebuilds_asked_while_the_queue_builds_wait_and_build_once(
+    realistic: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build takes seconds at 100,000 records and a thread cannot be stopped: pi's
+    commits (a rebuild each) must not stack up builds. One runs at a time; those
+    asked meanwhile become one more, from the newest records."""
+    import threading
+
+    from memevo_tui.views import review as review_module
+
+    real_build = review_module.build
+    release = threading.Event()
+    running: list[int] = []
+    calls: list[int] = []
+    most = [0]
+    lock = threading.Lock()
+
+    def slow_build(*args: Any, **kwargs: Any) -> Any:
+        with lock:
+            running.append(1)
+            calls.append(len(args[0]))
+            most[0] = max(most[0], len(running))
+        try:
+            release.wait(30)
+            return real_build(*args, **kwargs)
+        finally:
+            with lock:
+                running.pop()
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await press(pilot, "w")
+        view = app.query_one(ReviewView)
+        await until(pilot, lambda: not view.busy, "the first queue")
+        shown = list(view.queue)
+        monkeypatch.setattr(review_module, "build", slow_build)
+        for _ in range(5):
+            view.rebuild()
+        await until(pilot, lambda: len(calls) == 1, "the first rebuild's build")
+        release.set()
+        await until(pilot, lambda: not view.busy, "the queue, built again")
+        assert most[0] == 1  # never two at once
+        assert len(calls) == 2  # the one running, then one for the four asked meanwhile
+        assert [i.key for i in view.queue] == [i.key for i in shown]
+
+
 CAPTURE_AND_FAIL = textwrap.dedent(
     """
     import asyncio, sys

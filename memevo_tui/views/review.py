@@ -51,7 +51,8 @@ class ReviewView(FilteringView):
         """A queue built in a thread, for the rebuild numbered ``generation``."""
 
         generation: int
-        queue: list[Item]
+        queue: list[Item] | None
+        """None: the build failed (the queue shown stays as it was)."""
 
     def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
@@ -59,6 +60,10 @@ class ReviewView(FilteringView):
         self.pairs: Sequence[tuple[str, str]] = ()
         self.queue: list[Item] = []
         self._generation = 0
+        self._building = False
+        """A build is running: a rebuild asked meanwhile waits for it, then builds once
+        from the newest records (a thread cannot be stopped, and at 100,000 records
+        each build takes seconds: pi's commits must not stack them up)."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="review-counts", markup=False)
@@ -88,7 +93,7 @@ class ReviewView(FilteringView):
     def busy(self) -> bool:
         review_list = self.query_one(ReviewList)
         behind = self.query_one(ReviewDetail).shown is not review_list.highlighted
-        return super().busy or behind
+        return super().busy or behind or self._building
 
     @work(exclusive=True, group="review", exit_on_error=False)
     async def read_context(self) -> None:
@@ -109,6 +114,11 @@ class ReviewView(FilteringView):
         """The queue from the records as loaded (and as of the time dial), built in a
         thread: it reads every record (about 3 s at 100,000), and keys stay live."""
         self._generation += 1
+        if not self._building:
+            self._start_build()
+
+    def _start_build(self) -> None:
+        self._building = True
         remembered = self.state.remembered
         kept = remembered.kept() if remembered is not None else set()
         rows = list(self.state.rows)
@@ -123,10 +133,17 @@ class ReviewView(FilteringView):
         pairs: Sequence[tuple[str, str]],
         kept: set[str],
     ) -> None:
-        self.post_message(self.Built(generation, build(rows, sources, pairs, kept)))
+        queue: list[Item] | None = None
+        try:
+            queue = build(rows, sources, pairs, kept)
+        finally:
+            self.post_message(self.Built(generation, queue))
 
     def on_review_view_built(self, message: Built) -> None:
-        if message.generation == self._generation:  # not one a later rebuild replaced
+        self._building = False
+        if message.generation != self._generation:  # asked again meanwhile: the newest
+            self._start_build()
+        elif message.queue is not None:
             self.queue = message.queue
             self._show()
 
