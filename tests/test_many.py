@@ -248,9 +248,8 @@ async def test_rebuilds_asked_while_the_queue_builds_wait_and_build_once(
     asked meanwhile become one more, from the newest records."""
     import threading
 
-    from memevo_tui.views import review as review_module
+    from memevo_tui.review import build as real_build
 
-    real_build = review_module.build
     release = threading.Event()
     running: list[int] = []
     calls: list[int] = []
@@ -276,7 +275,7 @@ async def test_rebuilds_asked_while_the_queue_builds_wait_and_build_once(
         view = app.query_one(ReviewView)
         await until(pilot, lambda: not view.busy, "the first queue")
         shown = list(view.queue)
-        monkeypatch.setattr(review_module, "build", slow_build)
+        monkeypatch.setattr("memevo_tui.views.review.build", slow_build)
         for _ in range(5):
             view.rebuild()
         await until(pilot, lambda: len(calls) == 1, "the first rebuild's build")
