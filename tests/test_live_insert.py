@@ -15,7 +15,7 @@ import pytest
 from memevo_tui.view import SORTS, apply_view
 from memevo_tui.widgets.memory_browser import MemoryBrowser
 from memevo_tui.widgets.memory_list import MemoryList
-from store import Memory
+from store import Memory, MemoryStore
 from store._js import fp, js_json
 
 from apphelpers import make_app, settle, until, wait_loaded
@@ -126,3 +126,47 @@ async def test_records_arriving_and_leaving_keep_the_list_in_full_sort_order(
                 assert [r.id for r in memory_list.rows] == listed_in_full_sort(app), sort
                 assert positions_agree(memory_list), sort
             assert memory_list.highlighted is highlighted, sort
+
+
+async def test_a_big_store_opens_at_the_top_of_its_list_after_the_first_screenful(
+    realistic: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big store shows its newest inserted rows first, then every row: the list
+    opens at its own top, not wherever the first screenful's first record sorts."""
+    import memevo_tui.state as state_module
+
+    con = sqlite3.connect(realistic)
+    newest_inserted = con.execute("SELECT id FROM memories ORDER BY rowid DESC").fetchone()[0]
+    # pi updates a row in place: the most recently updated is an old row, not in the
+    # first screenful (the 20 newest inserted)
+    latest = max(json.loads(d)["updatedAt"] for (d,) in con.execute("SELECT data FROM memories"))
+    oldest_id, oldest = con.execute(
+        "SELECT id, data FROM memories WHERE json_extract(data, '$.status') != 'forgotten' "
+        "ORDER BY rowid LIMIT 1"
+    ).fetchone()
+    data = json.loads(oldest)
+    data["updatedAt"] = latest[:-4] + "999Z"
+    con.execute("UPDATE memories SET data = ? WHERE id = ?", (js_json(data), oldest_id))
+    con.commit()
+    con.close()
+    monkeypatch.setattr(state_module, "FIRST_PAGE_THRESHOLD", 50)  # "big": over 50
+    monkeypatch.setattr(state_module, "FIRST_PAGE", 20)
+    pages: list[int] = []
+    recent = MemoryStore.recent_memories
+
+    async def counted(self: MemoryStore, limit: int) -> Any:
+        pages.append(limit)
+        return await recent(self, limit)
+
+    monkeypatch.setattr(MemoryStore, "recent_memories", counted)
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await settle(pilot)
+        memory_list = app.query_one("#memory-list", MemoryList)
+        ids = [r.id for r in memory_list.rows]
+        assert ids == listed_in_full_sort(app)
+        assert ids[0] == oldest_id and ids.index(newest_inserted) > 0
+        assert memory_list.cursor == 0 and memory_list.scroll_y == 0
+        assert memory_list.highlighted is memory_list.rows[0]
+    assert pages == [20]  # a first screenful was shown before the rest

@@ -77,6 +77,8 @@ class MemoriesView(MarkingView):
     def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.conflict_mark: Memory | None = None
+        self._first_page = False
+        """A first screenful is shown (the newest rows inserted), the rest loading."""
 
     def compose(self) -> ComposeResult:
         yield MemoryBrowser(self.state, sorts=SORTS)
@@ -104,7 +106,12 @@ class MemoriesView(MarkingView):
             browser.apply()
         elif isinstance(change, Reloaded):
             memory_list.empty_text = "No memory matches the filter."
-            browser.apply(reloaded=True)
+            # The first screenful is the newest rows inserted, not the list's top: with
+            # the cursor left on its first row, the full list opens at its own top
+            # rather than following that record down (at 100,000 records, to row 63).
+            top = self._first_page and not change.partial and memory_list.cursor == 0
+            self._first_page = change.partial
+            browser.apply(reloaded=True, top=top)
             if not change.partial and change.corrupt:
                 self.notify(
                     f"{change.corrupt} corrupt row(s) flagged at the top of the list",

@@ -82,16 +82,17 @@ class MemoryBrowser(Vertical):
         pending = self.query_one(DebouncedInput).pending
         return pending or not detail.caught_up_with(self.memory_list.highlighted)
 
-    def apply(self, *, reloaded: bool = False) -> None:
+    def apply(self, *, reloaded: bool = False, top: bool = False) -> None:
         """Filter and sort every row by the list settings, keeping the cursor's record
-        (``reloaded``: every row was read again, so the filter's text is built anew)."""
+        (``reloaded``: every row was read again, so the filter's text is built anew;
+        ``top``: the cursor goes to the first row instead)."""
         if reloaded:
             self.haystacks.clear()
         rows, parsed, self._keys = order_view(self.state.rows, self.view, self.haystacks)
         memory_list = self.memory_list
         memory_list.sort_key = self.view.sort
         memory_list.sort_descending = self.view.descending
-        memory_list.set_rows(rows)
+        memory_list.set_rows(rows, top=top)
         self.query_one(FilterBox).show_error(say(parsed.errors))
         self.post_message(self.Changed())
 
