@@ -183,7 +183,12 @@ def pty_cpu_per_commit(path: Path, seconds: float, mode: str) -> dict[str, Any]:
                 break
             last = now
         con = sqlite3.connect(path)
-        target = con.execute("SELECT id FROM memories LIMIT 1 OFFSET 3").fetchone()[0]
+        # a record on screen, not the highlighted one: the fourth in the list's order
+        target = con.execute(
+            "SELECT id FROM memories "
+            "WHERE json_extract(data, '$.status') NOT IN ('forgotten', 'conflicted') "
+            "ORDER BY json_extract(data, '$.updatedAt') DESC, id LIMIT 1 OFFSET 3"
+        ).fetchone()[0]
         con.close()
         cpu0, wall0 = proc_cpu(app.pid), time.perf_counter()
         time.sleep(seconds)
