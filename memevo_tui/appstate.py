@@ -371,9 +371,14 @@ class AppState:
 
     def write_bytes(self, name: str, data: bytes) -> bool:
         """Replace the file with ``data``, atomically (0600); False when it cannot be."""
+        return self._write(name, lambda fd: self._write_bytes(fd, name, data), locked=False)
+
+    def _write(self, name: str, write: Callable[[int], None], *, locked: bool) -> bool:
+        """``write(the directory)``, under its lock when ``locked``; False, with
+        ``problem`` saying why, when the directory or the file cannot be used."""
         try:
-            with self._opened() as fd:
-                self._write_bytes(fd, name, data)
+            with self._opened() as fd, self._locked(fd) if locked else contextlib.nullcontext():
+                write(fd)
         except Unusable as exc:
             self.problem = str(exc)
             return False
@@ -398,16 +403,11 @@ class AppState:
         """Replace the file with ``new_text(its text now)``, atomically and under the
         directory's lock (one dashboard's read-and-write at a time); False, and nothing
         changed, when the directory or the file cannot be used."""
-        try:
-            with self._opened() as fd, self._locked(fd):
-                self._write_text(fd, name, new_text(self._read_text(fd, name)))
-        except Unusable as exc:
-            self.problem = str(exc)
-            return False
-        except OSError as exc:
-            self.problem = f"{self.dir / name}: {exc.strerror or exc}"
-            return False
-        return True
+
+        def write(fd: int) -> None:
+            self._write_text(fd, name, new_text(self._read_text(fd, name)))
+
+        return self._write(name, write, locked=True)
 
     # ------------------------------------------------------------ the last visit
 
