@@ -343,21 +343,13 @@ Minimal().run()
 def pty_first_paint(command: list[str], marker: bytes, env: dict[str, str]) -> float:
     """Seconds from starting ``command`` on a 160x50 pseudo-terminal until ``marker``
     is among what it wrote to the terminal (as a user sees it: the rows drawn)."""
-    import fcntl
-    import pty
     import select
-    import struct
-    import termios
 
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
-    full_env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "160", "LINES": "50", **env}
+    from benchpty import on_pty
+
     start = time.perf_counter()
-    app = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave, cwd=ROOT,
-                           env=full_env, start_new_session=True)  # fmt: skip
-    os.close(slave)
-    seen = b""
-    try:
+    with on_pty(command, env) as (_, master):
+        seen = b""
         while marker not in seen:
             if time.perf_counter() - start > 120:
                 raise SystemExit(f"{command[:3]}: nothing like {marker!r} on screen in 120 s")
@@ -369,13 +361,6 @@ def pty_first_paint(command: list[str], marker: bytes, env: dict[str, str]) -> f
                     raise SystemExit(f"{command[:3]} exited before drawing {marker!r}") from None
                 seen = seen[-len(marker) :] + chunk
         return time.perf_counter() - start
-    finally:
-        app.terminate()
-        try:
-            app.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            app.kill()
-        os.close(master)
 
 
 def newest_word(path: Path) -> bytes:

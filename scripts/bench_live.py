@@ -142,37 +142,14 @@ def proc_cpu(pid: int) -> float:
 def pty_cpu_per_commit(path: Path, seconds: float, mode: str) -> dict[str, Any]:
     """The same, for the dashboard as a user runs it: its own process on a 160x50
     pseudo-terminal whose output is read (and thrown away) as a terminal would."""
-    import fcntl
-    import pty
     import sqlite3
-    import struct
-    import termios
-    import threading
 
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
-    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "160", "LINES": "50",
-           "XDG_STATE_HOME": str(path.parent / "state"),
+    from benchpty import drain, on_pty
+
+    env = {"XDG_STATE_HOME": str(path.parent / "state"),
            "XDG_CACHE_HOME": str(path.parent / "cache")}  # fmt: skip
-    app = subprocess.Popen(
-        [sys.executable, "-m", "memevo_tui", "--db", str(path)],
-        stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env=env, start_new_session=True,
-    )  # fmt: skip
-    os.close(slave)
-    drawn = [0]
-
-    def drain() -> None:
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            drawn[0] += len(chunk)
-
-    threading.Thread(target=drain, daemon=True).start()
-    try:
+    with on_pty([sys.executable, "-m", "memevo_tui", "--db", str(path)], env) as (app, master):
+        drain(master)
         # loaded and settled: a second in which it used under 5% of a core
         time.sleep(2.0)
         last = proc_cpu(app.pid)
@@ -198,13 +175,6 @@ def pty_cpu_per_commit(path: Path, seconds: float, mode: str) -> dict[str, Any]:
         commits = int(writer.communicate()[0].strip())
         time.sleep(1.0)  # the last commits are read and drawn
         cpu, wall = proc_cpu(app.pid) - cpu0, time.perf_counter() - wall0
-    finally:
-        app.terminate()
-        try:
-            app.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            app.kill()
-        os.close(master)
     busy = max(0.0, cpu - idle_rate * wall)
     return {
         "commits": commits,
@@ -288,8 +258,6 @@ def floor_cpu_per_repaint(seconds: float, place: str) -> dict[str, Any]:
     down by one (what a new record at the top of the list asks), RATE_HZ times a
     second: a bare app (a header, one bordered widget of cached lines, a footer),
     headless or on the same 160x50 pseudo-terminal."""
-    import pty
-
     with tempfile.TemporaryDirectory() as tmp:
         result = Path(tmp) / "floor.json"
         command = [sys.executable, "-c", FLOOR_APP, str(result), str(seconds), str(RATE_HZ),
@@ -297,33 +265,11 @@ def floor_cpu_per_repaint(seconds: float, place: str) -> dict[str, Any]:
         if place == "headless":
             subprocess.run(command, check=True, capture_output=True, timeout=300)
         else:
-            import fcntl
-            import struct
-            import termios
-            import threading
+            from benchpty import drain, on_pty
 
-            master, slave = pty.openpty()
-            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
-            env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "160", "LINES": "50"}
-            app = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave,
-                                   env=env, start_new_session=True)  # fmt: skip
-            os.close(slave)
-
-            def drain() -> None:
-                while True:
-                    try:
-                        if not os.read(master, 65536):
-                            return
-                    except OSError:
-                        return
-
-            threading.Thread(target=drain, daemon=True).start()
-            try:
+            with on_pty(command) as (app, master):
+                drain(master)
                 app.wait(timeout=300)
-            finally:
-                if app.poll() is None:
-                    app.kill()
-                os.close(master)
         return dict(json.loads(result.read_text()))
 
 
