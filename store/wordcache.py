@@ -108,12 +108,17 @@ class WordCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def __call__(self, m: Memory) -> RecordWords:
+    def _current(self, m: Memory) -> tuple[str, RecordWords | None]:
+        """The record's fingerprint, and its words if the cache holds them for it."""
         mark = fingerprint(m)
         known = self._entries.get(m.id)
-        if known is not None and known[0] == mark:
+        return mark, known[1] if known is not None and known[0] == mark else None
+
+    def __call__(self, m: Memory) -> RecordWords:
+        mark, known = self._current(m)
+        if known is not None:
             self.hits += 1
-            return known[1]
+            return known
         self.misses += 1
         words = record_words(m)
         self._entries[m.id] = (mark, words)
@@ -133,9 +138,8 @@ class WordCache:
         entries = self._entries
         missing: list[tuple[Memory, str]] = []
         for m in memories:
-            mark = fingerprint(m)
-            known = entries.get(m.id)
-            if known is None or known[0] != mark:
+            mark, known = self._current(m)
+            if known is None:
                 missing.append((m, mark))
         if workers < 2 or len(missing) < POOL_MIN:
             return 0
