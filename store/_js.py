@@ -84,6 +84,12 @@ def is_js_integer(value: object) -> bool:
     return x is not None and math.isfinite(x) and x == math.floor(x)
 
 
+def js_whole(value: int | float) -> int:
+    """A whole number as JavaScript reads it (a valid revision): ``2.0`` and ``2e0`` are
+    2, and an integer past 2**53 is the double JSON.parse makes of it."""
+    return value if type(value) is int and abs(value) <= MAX_SAFE_INTEGER else int(float(value))
+
+
 def is_safe_integer(value: object) -> bool:
     """``Number.isSafeInteger(value)`` for a parsed JSON value."""
     return is_js_integer(value) and abs(js_number(value) or 0.0) <= MAX_SAFE_INTEGER

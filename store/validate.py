@@ -7,8 +7,8 @@ import re
 from ._js import is_js_integer, js_json, js_len, js_number, js_trim, parse_ms, utf8_len
 from .redact import redact
 
-_HASH24 = re.compile(r"^[a-f0-9]{24}$")
-_BASIS_METHODS = {
+_HASH24 = re.compile(r"[a-f0-9]{24}")  # JavaScript's ^…$: no newline before the end
+BASIS_METHODS: dict[str, tuple[str, ...]] = {
     "manual_correction": ("manual",),
     "summary": ("local", "model"),
     "user_statement": ("model",),
@@ -33,11 +33,28 @@ def _one_of(value: object, allowed: frozenset[str]) -> bool:
 _C0 = re.compile("[\x00-\x1f]")
 
 
+def hash24_ok(value: object) -> bool:
+    """A fingerprint as ``/^[a-f0-9]{24}$/`` tests it (Python's ``$`` would let a final
+    newline through)."""
+    return isinstance(value, str) and _HASH24.fullmatch(value) is not None
+
+
 def valid_identifier(value: object) -> bool:
     """A source id in evidence or feedback: 1–512 UTF-16 units, no C0 controls."""
     if not isinstance(value, str) or not value or js_len(value) > 512:
         return False
     return _C0.search(value) is None
+
+
+def term_problem(term: object) -> str | None:
+    """Why one search term fails its own checks, or None."""
+    if not isinstance(term, str) or term != js_trim(term):
+        return "a search term is not a trimmed string"
+    if not 2 <= js_len(term) <= 64 or "\r" in term or "\n" in term:
+        return "a search term has a bad length or a line break"
+    if "[REDACTED" in term or redact(term) != term:
+        return "a search term would be redacted"
+    return None
 
 
 def search_terms_problem(terms: object) -> str | None:
@@ -46,12 +63,9 @@ def search_terms_problem(terms: object) -> str | None:
     if len(terms) > 8:
         return "more than 8 searchTerms"
     for term in terms:
-        if not isinstance(term, str) or term != js_trim(term):
-            return "a search term is not a trimmed string"
-        if not 2 <= js_len(term) <= 64 or "\r" in term or "\n" in term:
-            return "a search term has a bad length or a line break"
-        if "[REDACTED" in term or redact(term) != term:
-            return "a search term would be redacted"
+        problem = term_problem(term)
+        if problem:
+            return problem
     if utf8_len(js_json(terms)) > 1024:
         return "searchTerms exceed 1024 bytes"
     return None
@@ -62,7 +76,7 @@ def evidence_problem(evidence: object) -> str | None:
         return "evidence is not an object"
     if set(evidence) != {"basis", "method", "sourceId", "at"}:
         return "evidence has missing or extra keys"
-    methods = _BASIS_METHODS.get(evidence["basis"]) if isinstance(evidence["basis"], str) else None
+    methods = BASIS_METHODS.get(evidence["basis"]) if isinstance(evidence["basis"], str) else None
     if methods is None or evidence["method"] not in methods:
         return "evidence basis/method pair is invalid"
     if not valid_identifier(evidence["sourceId"]):
@@ -123,9 +137,7 @@ def record_problem(data: object) -> str | None:
             return problem
     if "suppressedHashes" in data:
         hashes = data["suppressedHashes"]
-        if not isinstance(hashes, list) or not all(
-            isinstance(h, str) and _HASH24.match(h) for h in hashes
-        ):
+        if not isinstance(hashes, list) or not all(map(hash24_ok, hashes)):
             return "suppressedHashes are invalid"
     if parse_ms(data.get("createdAt")) is None or parse_ms(data.get("updatedAt")) is None:
         return "createdAt or updatedAt is not a timestamp"

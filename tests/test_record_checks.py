@@ -20,6 +20,7 @@ import pytest
 
 from store import CorruptRow, Memory, MemoryStore
 from store._js import fp
+from store.decode import listed_fast
 from store.rows import _validated, listed_from_data, parse_listed_row
 from store.validate import event_problem, record_problem
 
@@ -176,6 +177,31 @@ def _special(record: dict[str, Any]) -> Iterator[str]:
     yield body + ', "kind": "bogus"}'  # a repeated key: the last one counts, in both
     yield body + ', "kind": "' + record["kind"] + '"}'
     yield text.replace('"layer"', '"layer" ')  # insignificant white space
+    # where msgspec's types and pi's rules could part ways
+    for revision in ("2.0", "1e0", "9007199254740993", "0", "-0", "1" + "0" * 400, "true"):
+        yield body.replace('"revision": 1', f'"revision": {revision}') + "}"
+    if isinstance(record.get("evidence"), dict):
+        evidence = json.dumps(record["evidence"])
+        for extra in (', "basis": "bogus"', ', "method": "manual"', ', "x": 1', ', "at": null'):
+            yield text.replace(evidence, evidence[:-1] + extra + "}")
+    twice = (
+        '{"utility": {"verdict": "useful", "sourceId": "s", "at": "2026-01-01"}, '
+        '"utility": {"verdict": "accurate", "sourceId": "s", "at": "2026-01-01"}}'
+    )
+    odd_source = '{"utility": {"verdict": "useful", "sourceId": "s\\u0001", "at": "2026"}}'
+    for feedback in ("null", "{}", '{"utility": null}', '{"utility": {}}', '{"x": {}}',
+                     '{"accuracy": {"verdict": "incorrect", "sourceId": "s", "at": "2026-01-01"}}',
+                     twice, odd_source):  # fmt: skip
+        yield body + f', "feedback": {feedback}}}'
+    for hashes in ('["0123456789abcdef01234567"]', '["0123456789abcdef01234567\\n"]', "[]", "null"):
+        yield body + f', "suppressedHashes": {hashes}}}'
+    wide = json.dumps(["é" * 64] * 8, ensure_ascii=False)  # more than 1024 bytes
+    for terms in ('["redis", "redis"]', '[" redis"]', '["x"]', '["api_key=hunter2hunter2"]',
+                  wide, json.dumps(["\x01" * 60] * 8)):  # fmt: skip
+        yield body + f', "searchTerms": {terms}}}'
+    yield body + ', "reinforcedAt": null}'
+    yield body + ', "reinforcedAt": "2026-02-30T00:00:00.000Z"}'
+    yield body.replace('"scope": ', '"scope": "", "scope": ', 1) + "}"
 
 
 def test_a_load_reads_every_text_as_the_json_module_alone_did(
@@ -191,6 +217,11 @@ def test_a_load_reads_every_text_as_the_json_module_alone_did(
         except ValueError:
             continue
         cases += [(row_id, scope, hash_, text) for text in _special(record)]
+        if isinstance(record, dict) and rng.random() < 0.04:
+            cases += [
+                (row_id, scope, hash_, json.dumps(m, ensure_ascii=rng.random() < 0.5))
+                for m in _mutations(record)
+            ]
     alphabet = [*'{}[]":,.-+eE019 \t\n\\/u', "\x00", "\u2028", "\ufeff", "é", "😀"]
     for _ in range(20_000):
         row_id, scope, hash_, raw = rng.choice(rows)
@@ -200,11 +231,22 @@ def test_a_load_reads_every_text_as_the_json_module_alone_did(
             chars[i : i + rng.randint(0, 1)] = rng.choice(alphabet) * rng.randint(0, 1)
         cases.append((row_id, scope, hash_, "".join(chars)))
     kinds: Counter[str] = Counter()
+    fast = 0
     for case in cases:
         expected = _reference(*case, now)
         assert _outcome(parse_listed_row(*case, now)) == expected, case[3][:300]
         kinds[expected[0] if expected[0] == "memory" else expected[2].split(" (")[0]] += 1
+        fast += listed_fast(*case, now) is not None
     assert kinds["memory"] > 500 and kinds["data is not JSON"] > 1000, kinds
+    assert len(cases) > 30_000 and fast > 500  # the one-pass decode takes most valid rows
+
+
+def test_a_fingerprint_followed_by_a_newline_is_not_one(realistic: Path) -> None:
+    """pi tests ``/^[a-f0-9]{24}$/``; Python's ``$`` would match before a final newline."""
+    record = _records(realistic)[0]
+    assert record_problem({**record, "suppressedHashes": ["0123456789abcdef01234567"]}) is None
+    bad = {**record, "suppressedHashes": ["0123456789abcdef01234567\n"]}
+    assert record_problem(bad) == "suppressedHashes are invalid"
 
 
 def test_nan_infinity_and_deep_nesting_are_not_json(realistic: Path) -> None:

@@ -1,0 +1,202 @@
+"""One-pass decode and validation of a ``memories`` row with msgspec (the load's fast path).
+
+msgspec parses the JSON text and checks its shape in one pass: the keys a record must
+have, the words of its small vocabularies, the exact keys of its evidence and feedback.
+What msgspec cannot say as pi says it runs afterwards, on the decoded record: blank
+content by JavaScript's trim, UTF-16 lengths, timestamps by ``Date.parse``, whole
+numbers by ``Number.isInteger``, the search-term and identifier rules, the pairs of
+evidence basis and method, and the row's own columns.
+
+It only ever says yes. A text it refuses, or whose decoded record fails a later check,
+is decided by the full reading in ``rows`` (the json module and ``record_problem``),
+which gives upstream's reason. So a row is valid here only when it is valid there, and
+the typed record is the same: the equality over every test text is pinned by
+``tests/test_record_checks.py``.
+"""
+
+from __future__ import annotations
+
+from sys import intern
+from typing import Literal
+
+import msgspec
+from msgspec import UNSET, Struct, UnsetType
+
+from ._js import MAX_SAFE_INTEGER, fp, is_js_integer, js_number, js_trim, js_whole, parse_ms
+from .model import Evidence, Memory, Signal
+from .validate import BASIS_METHODS, hash24_ok, search_terms_problem, term_problem, valid_identifier
+
+Basis = Literal["manual_correction", "summary", "user_statement", "tool_observation"]
+Method = Literal["manual", "local", "model"]
+
+
+class _Evidence(Struct, forbid_unknown_fields=True, rename="camel", gc=False):
+    basis: Basis
+    method: Method
+    source_id: str
+    at: str
+
+
+class _Utility(Struct, forbid_unknown_fields=True, rename="camel", gc=False):
+    verdict: Literal["useful", "unhelpful"]
+    source_id: str
+    at: str
+
+
+class _Accuracy(Struct, forbid_unknown_fields=True, rename="camel", gc=False):
+    verdict: Literal["accurate", "incorrect"]
+    source_id: str
+    at: str
+
+
+class _Feedback(Struct, forbid_unknown_fields=True, gc=False):
+    utility: _Utility | UnsetType = UNSET
+    accuracy: _Accuracy | UnsetType = UNSET
+
+
+class _Record(Struct, rename="camel", gc=False):
+    """A record's keys as pi writes them; any other key is allowed and skipped (§2.2.2)."""
+
+    id: str
+    kind: Literal["fact", "preference", "decision", "project_state"]
+    content: str
+    scope: str
+    source_entry_id: str
+    created_at: str
+    updated_at: str
+    revision: int | float
+    layer: Literal["durable", "pinned"]
+    status: Literal["provisional", "confirmed", "forgotten", "conflicted"]
+    search_terms: list[str] | UnsetType = UNSET
+    evidence: _Evidence | UnsetType = UNSET
+    feedback: _Feedback | UnsetType = UNSET
+    suppressed_hashes: list[str] | UnsetType = UNSET
+    reinforced_at: str | UnsetType = UNSET
+
+
+_decoder = msgspec.json.Decoder(_Record)
+
+# The times and source ids of a store repeat (a learning run stamps many records with
+# one time; evidence names the record's own source entry): each is checked once, and
+# the record keeps one shared string for it. Bounded: cleared when full, between two
+# records (a record's own values are looked up again once it is checked).
+_CACHE_LIMIT = 200_000
+_times: dict[str, str] = {}
+_identifiers: dict[str, str] = {}
+_terms: dict[str, bool] = {}
+
+
+def _time(value: str) -> str | None:
+    """The shared string of a valid timestamp (``Date.parse`` gives a number), or None."""
+    shared = _times.get(value)
+    if shared is None and parse_ms(value) is not None:
+        shared = _times[value] = intern(value)
+    return shared
+
+
+def _identifier(value: str) -> str | None:
+    """The shared string of a valid source id in evidence or feedback, or None."""
+    shared = _identifiers.get(value)
+    if shared is None and valid_identifier(value):
+        shared = _identifiers[value] = intern(value)
+    return shared
+
+
+def _term_ok(term: str) -> bool:
+    ok = _terms.get(term)
+    if ok is None:
+        ok = _terms[term] = term_problem(term) is None
+    return ok
+
+
+def _terms_ok(terms: list[str]) -> bool:
+    """``search_terms_problem(terms) is None``, each term's own checks made once."""
+    if len(terms) > 8 or not all(map(_term_ok, terms)):
+        return False
+    # A term's JSON takes at most 6 bytes per UTF-16 unit (``\\uXXXX``) and its quotes
+    # and comma 3 more: under the 1024-byte cap, the exact count is not needed.
+    if sum(len(t) for t in terms) * 12 + 3 * len(terms) + 2 <= 1024:
+        return True
+    return search_terms_problem(terms) is None
+
+
+def _signal_ok(s: _Utility | _Accuracy | UnsetType) -> bool:
+    return s is UNSET or (_time(s.at) is not None and _identifier(s.source_id) is not None)
+
+
+def _signal(s: _Utility | _Accuracy | UnsetType) -> Signal | None:
+    if s is UNSET:
+        return None
+    return Signal(verdict=s.verdict, source_id=_identifiers[s.source_id], at=_times[s.at])
+
+
+def _valid(r: _Record, row_id: str, scope: str, hash_: str) -> bool:
+    """The checks of ``record_problem`` and of the row's columns that the decoder's
+    types do not already make."""
+    if not r.id or not r.scope or not r.source_entry_id or not js_trim(r.content):
+        return False
+    if r.search_terms is not UNSET and not _terms_ok(r.search_terms):
+        return False
+    ev = r.evidence
+    if ev is not UNSET and (
+        ev.method not in BASIS_METHODS[ev.basis]
+        or _identifier(ev.source_id) is None
+        or _time(ev.at) is None
+        or (ev.basis == "tool_observation" and r.kind != "project_state")
+    ):
+        return False
+    fb = r.feedback
+    if fb is not UNSET and not (_signal_ok(fb.utility) and _signal_ok(fb.accuracy)):
+        return False
+    if r.suppressed_hashes is not UNSET and not all(map(hash24_ok, r.suppressed_hashes)):
+        return False
+    if _time(r.created_at) is None or _time(r.updated_at) is None:
+        return False
+    if r.reinforced_at is not UNSET and _time(r.reinforced_at) is None:
+        return False
+    rev = r.revision
+    if not (type(rev) is int and 0 < rev <= MAX_SAFE_INTEGER) and not (
+        is_js_integer(rev) and (js_number(rev) or 0) > 0
+    ):
+        return False
+    return r.id == row_id and r.scope == scope and fp(r.content) == hash_
+
+
+def listed_fast(row_id: str, scope: str, hash_: str, raw: object, now_ms: float) -> Memory | None:
+    """The typed record of a row that is valid, or None: the full reading decides."""
+    if len(_times) > _CACHE_LIMIT or len(_identifiers) > _CACHE_LIMIT:
+        _times.clear()
+        _identifiers.clear()
+    if len(_terms) > _CACHE_LIMIT:
+        _terms.clear()
+    try:
+        r = _decoder.decode(raw)  # type: ignore[arg-type]
+    except (msgspec.DecodeError, TypeError, RecursionError):
+        return None
+    if not _valid(r, row_id, scope, hash_):
+        return None
+    ev = r.evidence
+    fb = r.feedback
+    return Memory(
+        r.id,
+        r.kind,
+        r.content,
+        intern(r.scope),
+        intern(r.source_entry_id),
+        _times[r.created_at],
+        _times[r.updated_at],
+        js_whole(r.revision),
+        r.layer,
+        r.status,
+        None
+        if ev is UNSET
+        else Evidence(
+            basis=ev.basis, method=ev.method, source_id=_identifiers[ev.source_id], at=_times[ev.at]
+        ),
+        None if fb is UNSET else _signal(fb.utility),
+        None if fb is UNSET else _signal(fb.accuracy),
+        () if r.search_terms is UNSET else tuple(r.search_terms),
+        () if r.suppressed_hashes is UNSET else tuple(r.suppressed_hashes),
+        None if r.reinforced_at is UNSET else _times[r.reinforced_at],
+        now_ms,
+    )
