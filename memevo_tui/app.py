@@ -24,7 +24,6 @@ from textual.notifications import SeverityLevel
 
 from store import Clock, Memory, MemoryLoad, Replaced, StoreError, system_clock
 from store._js import LONE_SURROGATE
-from store.demo_learner import learn_forever
 
 from .appstate import Visit, reconcile
 from .commands import MemevoCommands
@@ -326,6 +325,8 @@ class MemevoApp(App[None]):
     @work(group="learner", exit_on_error=False)
     async def run_learner(self) -> None:
         """The demo learner: pi-shaped learning runs on its own connection."""
+        from store.demo_learner import learn_forever
+
         self.notify("Demo learner running: watch the Learning tab (l) and the list")
         await learn_forever(self.state.db_path, clock=self.state.clock, stop=self._learner_stop)
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from store import CorruptRow, Event, Memory, Source
-from store.past import Diff
 
 from .appstate import Visit
 from .when import moment
+
+if TYPE_CHECKING:
+    from store.past import Diff
 
 Row = Memory | CorruptRow
 

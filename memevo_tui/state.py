@@ -27,19 +27,18 @@ from store import (
     NotInLog,
     StoreError,
     system_clock,
-    timeline,
 )
 from store._js import fp, iso
 from store.model import retimed
-from store.past import Diff, Past, PastLog, diff
-from store.recall import Purpose, Recall
-from store.timeline import Standing
 
 from .appstate import AppState
 from .compat import loop_has_ready
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the past, the Timeline and recall are imported when first used
     from store.index import RecallIndex
+    from store.past import Diff, Past, PastLog
+    from store.recall import Purpose, Recall
+    from store.timeline import Standing
 
 Row = Memory | CorruptRow
 EventRow = Event | CorruptRow
@@ -341,6 +340,8 @@ class DashboardState:
         while paused), and may lack what pi wrote since: so the records the events
         after ``last_rowid`` name are read as they are now, for the walk only. The
         rows shown do not change."""
+        from store.past import PastLog
+
         store = await self.open()
         if self._past_log is None or self._past_log.store is not store:
             self._past_log = PastLog(store)
@@ -363,6 +364,8 @@ class DashboardState:
     ) -> list[Standing]:
         """How many records were in each state at each of ``moments`` (the Timeline),
         replayed from the event log like the dial's past. Raises ``StoreError``."""
+        from store import timeline
+
         log, present, top = await self._log()
         return await timeline.standing(log, present, top, moments, each)
 
@@ -373,6 +376,8 @@ class DashboardState:
         now), replayed from the event log like the dial's past; ``start_rowid``: start
         just after that event (a last visit: the events it had seen). Raises
         ``NotInLog`` for a moment older than the log gives exactly (and ``StoreError``)."""
+        from store.past import diff
+
         log, present, top = await self._log()
         ends = []
         for when, boundary in ((start, start_rowid), (self.clock() if end is None else end, None)):

@@ -8,7 +8,7 @@ import gc
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._js import fp, iso, js_json, parse_ms
 from .base import StoreBase
@@ -25,8 +25,6 @@ from .model import (
     Source,
     StoredMemory,
 )
-from .past import Past, PastLog
-from .recall import Purpose, Recall
 from .rows import (
     MODEL_CALL_COLUMNS,
     SOURCE_COLUMNS,
@@ -37,6 +35,10 @@ from .rows import (
     parse_model_call,
     parse_source_row,
 )
+
+if TYPE_CHECKING:  # the past and recall are imported when first asked for
+    from .past import Past
+    from .recall import Purpose, Recall
 
 R = TypeVar("R", bound=Memory)
 
@@ -89,6 +91,8 @@ class Reads(StoreBase):
         gives the current rows. Raises ``NotInLog`` for a moment older than the log
         gives exactly.
         """
+        from .past import PastLog
+
         if self._replay is None:
             async with self._reading() as db:
                 await db.execute("BEGIN")
@@ -315,17 +319,32 @@ class Reads(StoreBase):
 
     async def memories(self, ids: Sequence[str]) -> list[Memory | CorruptRow]:
         """The current rows for these ids (missing ids are left out)."""
-        out: list[Memory | CorruptRow] = []
+        return await self._rows_of(ids, parse_listed_row)
+
+    async def stored_memories(self, ids: Sequence[str]) -> list[StoredMemory | CorruptRow]:
+        """The current rows for these ids with their stored objects, read in one
+        transaction (missing ids are left out): what a few records printed as stored
+        need, after a load that kept none."""
+        return await self._rows_of(ids, parse_memory_row)
+
+    async def _rows_of(
+        self, ids: Sequence[str], parse: Callable[[str, str, str, str, float], R | CorruptRow]
+    ) -> list[R | CorruptRow]:
+        out: list[R | CorruptRow] = []
         now = self.now_ms()
         async with self._reading() as db:
-            for memory_id in ids:
-                row = await (
-                    await db.execute(
-                        "SELECT id, scope, hash, data FROM memories WHERE id=?", (memory_id,)
-                    )
-                ).fetchone()
-                if row is not None:
-                    out.append(parse_listed_row(row[0], row[1], row[2], row[3], now))
+            await db.execute("BEGIN")
+            try:
+                for memory_id in ids:
+                    row = await (
+                        await db.execute(
+                            "SELECT id, scope, hash, data FROM memories WHERE id=?", (memory_id,)
+                        )
+                    ).fetchone()
+                    if row is not None:
+                        out.append(parse(row[0], row[1], row[2], row[3], now))
+            finally:
+                await db.execute("COMMIT")
         return out
 
     async def done_sources(self) -> tuple[int, int]:

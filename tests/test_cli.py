@@ -262,3 +262,32 @@ def test_a_usage_mistake_is_one_line(realistic: Path, capsys: pytest.CaptureFixt
         out, err = capsys.readouterr()
         assert out == "" and err.count("\n") == 1 and needle in err, err
         assert not err.startswith("usage:")
+
+
+async def test_a_search_prints_a_record_pi_changed_after_the_load_as_it_is_now(
+    realistic: Path,
+) -> None:
+    """A search keeps no stored objects while it loads; the few it prints are read
+    again, and one pi changed or removed meanwhile is printed as it is now (or left
+    out), with a note."""
+    import io
+
+    from memevo_tui.cli.output import Output
+    from memevo_tui.cli.run import _stored
+    from store import MemoryStore
+
+    async with await MemoryStore.open(realistic) as store:
+        load = await store.load_memories()
+        first, second = load.memories[0], load.memories[1]
+        async with await MemoryStore.open(realistic) as pi:  # pi, writing meanwhile
+            await pi.pin(first.id) if first.layer != "pinned" else await pi.unpin(first.id)
+        err = io.StringIO()
+        stored = await _stored(store, [first, second], Output(io.StringIO(), err))
+    assert stored[first.id].revision == first.revision + 1
+    assert (
+        stored[second.id].data["id"] == second.id and stored[second.id].revision == second.revision
+    )
+    assert err.getvalue() == (
+        "memevo-tui: 1 record(s) changed while this ran: printed as they are now, "
+        "or left out if gone\n"
+    )

@@ -96,6 +96,7 @@ def recall_json(result: Recall, stored: Stored, lines: Sequence[DigestLine] = ()
         "selected": [
             {**record_json(stored[c.memory.id]), "score": c.score, "rankScore": c.rank_score}
             for c in result.selected
+            if c.memory.id in stored  # gone since it was chosen (a note says so)
         ],
         "excluded": [{"id": c.memory.id, "reason": c.reason} for c in result.left_out],
     }

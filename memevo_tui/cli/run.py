@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from store import Event, Memory, MemoryStore, Refused, StoreError
+from store import Event, Memory, MemoryLoad, MemoryStore, Refused, StoredMemory, StoreError
 from store._js import iso, js_len
 from store.past import UNLOGGED_JSON, diff
 from store.recall import TOOL_QUERY_MAX, Purpose, digest
@@ -24,6 +24,7 @@ from ..when import BadMoment, parse_moment
 from .output import Output
 from .parser import WRITE_VERBS
 from .reads import (
+    Stored,
     diff_json,
     event_line,
     list_order,
@@ -73,8 +74,10 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
             o.note("memevo-tui: the records are as of then; the learning queue is as it is now")
         o.json(status_json(r)) if args.json else print_status(r, o)
         return EXIT_OK
-    load = await store.load_stored()
-    stored = {m.id: m for m in load.memories}
+    # Only ``list --json`` prints every record as stored; the others print a few, whose
+    # stored objects are read once they are chosen (``_stored``).
+    everything = verb == "list" and args.json
+    load: MemoryLoad[Memory] = await (store.load_stored() if everything else store.load_memories())
     if load.corrupt:
         o.note(f"memevo-tui: {len(load.corrupt)} corrupt row(s) left out")
     if verb in ("recall", "explain"):
@@ -87,7 +90,10 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
             words, purpose=purpose, limit=limit, explain=None
         )
         lines = digest(result) if purpose == "tool" else ()
-        o.json(recall_json(result, stored, lines)) if args.json else print_recall(result, o, lines)
+        if args.json:
+            o.json(recall_json(result, await _stored(store, result.memories, o), lines))
+        else:
+            print_recall(result, o, lines)
         return EXIT_OK
     if verb == "list":
         f = parse_filter(args.filter)
@@ -106,10 +112,36 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
         found = _index(store, args, load.memories).recall(" ".join(args.query), limit=args.limit)
         rows = list(found.memories)
     if args.json:
-        o.json([record_json(stored[m.id]) for m in rows])
+        stored = await _stored(store, rows, o)
+        o.json([record_json(stored[m.id]) for m in rows if m.id in stored])
     else:
         print_table(rows, o)
     return EXIT_OK
+
+
+async def _stored(store: MemoryStore, shown: Sequence[Memory], o: Output) -> Stored:
+    """The records ``shown`` as stored. A load that kept them (``list --json``, a past)
+    gives them; the others are read again, and one pi changed or removed meanwhile is
+    printed as it is now, or left out, with a note."""
+    have: dict[str, StoredMemory] = {m.id: m for m in shown if isinstance(m, StoredMemory)}
+    wanted = {m.id: m for m in shown if m.id not in have}
+    if not wanted:
+        return have
+    fresh = {r.id: r for r in await store.stored_memories(list(wanted))}
+    changed = 0
+    for memory_id, loaded in wanted.items():
+        now = fresh.get(memory_id)
+        if isinstance(now, StoredMemory):
+            have[memory_id] = now
+            changed += now.revision != loaded.revision or now.content != loaded.content
+        else:
+            changed += 1
+    if changed:
+        o.note(
+            f"memevo-tui: {changed} record(s) changed while this ran: printed as they are now, "
+            "or left out if gone"
+        )
+    return have
 
 
 def _index(store: MemoryStore, args: argparse.Namespace, memories: Sequence[Memory]) -> RecallIndex:
