@@ -98,10 +98,13 @@ class WordCache:
     index's ``words_of``: a record whose fingerprint matches is read, any other is
     extracted (and kept, so ``dumps`` writes what the next process needs)."""
 
-    __slots__ = ("_entries", "hits", "misses")
+    __slots__ = ("_checked", "_entries", "hits", "misses")
 
     def __init__(self, entries: dict[str, tuple[str, RecordWords]] | None = None) -> None:
         self._entries: dict[str, tuple[str, RecordWords]] = entries or {}
+        self._checked: dict[str, tuple[Memory, str]] = {}
+        """The fingerprints ``fill`` took, by record id, with the record object they
+        were taken of: the index's call for that same object does not hash it again."""
         self.hits = 0
         self.misses = 0
 
@@ -110,7 +113,8 @@ class WordCache:
 
     def _current(self, m: Memory) -> tuple[str, RecordWords | None]:
         """The record's fingerprint, and its words if the cache holds them for it."""
-        mark = fingerprint(m)
+        checked = self._checked.pop(m.id, None)
+        mark = checked[1] if checked is not None and checked[0] is m else fingerprint(m)
         known = self._entries.get(m.id)
         return mark, known[1] if known is not None and known[0] == mark else None
 
@@ -137,8 +141,10 @@ class WordCache:
         (the index extracts them as it goes)."""
         entries = self._entries
         missing: list[tuple[Memory, str]] = []
+        checked = self._checked
         for m in memories:
             mark, known = self._current(m)
+            checked[m.id] = (m, mark)
             if known is None:
                 missing.append((m, mark))
         if workers < 2 or len(missing) < POOL_MIN:
@@ -167,6 +173,7 @@ class WordCache:
 
     def keep_only(self, ids: Iterable[str]) -> None:
         """Forget the records not among ``ids`` (gone from the store)."""
+        self._checked.clear()
         wanted = set(ids)
         for gone in [k for k in self._entries if k not in wanted]:
             del self._entries[gone]
