@@ -130,73 +130,77 @@ def _signal(s: _Utility | _Accuracy | UnsetType) -> Signal | None:
     return Signal(verdict=s.verdict, source_id=_identifiers[s.source_id], at=_times[s.at])
 
 
-def _valid(r: _Record, row_id: str, scope: str, hash_: str) -> bool:
-    """The checks of ``record_problem`` and of the row's columns that the decoder's
-    types do not already make."""
-    if not r.id or not r.scope or not r.source_entry_id or not js_trim(r.content):
-        return False
-    if r.search_terms is not UNSET and not _terms_ok(r.search_terms):
-        return False
-    ev = r.evidence
-    if ev is not UNSET and (
-        ev.method not in BASIS_METHODS[ev.basis]
-        or _identifier(ev.source_id) is None
-        or _time(ev.at) is None
-        or (ev.basis == "tool_observation" and r.kind != "project_state")
-    ):
-        return False
-    fb = r.feedback
-    if fb is not UNSET and not (_signal_ok(fb.utility) and _signal_ok(fb.accuracy)):
-        return False
-    if r.suppressed_hashes is not UNSET and not all(map(hash24_ok, r.suppressed_hashes)):
-        return False
-    if _time(r.created_at) is None or _time(r.updated_at) is None:
-        return False
-    if r.reinforced_at is not UNSET and _time(r.reinforced_at) is None:
-        return False
-    rev = r.revision
-    if not (type(rev) is int and 0 < rev <= MAX_SAFE_INTEGER) and not (
-        is_js_integer(rev) and (js_number(rev) or 0) > 0
-    ):
-        return False
-    return r.id == row_id and r.scope == scope and fp(r.content) == hash_
-
-
 def listed_fast(row_id: str, scope: str, hash_: str, raw: object, now_ms: float) -> Memory | None:
-    """The typed record of a row that is valid, or None: the full reading decides."""
-    if len(_times) > _CACHE_LIMIT or len(_identifiers) > _CACHE_LIMIT:
-        _times.clear()
-        _identifiers.clear()
+    """The typed record of a row that is valid, or None: the full reading decides.
+
+    The checks are those of ``record_problem`` and of the row's columns that the
+    decoder's types do not already make."""
+    times, identifiers = _times, _identifiers
+    if len(times) > _CACHE_LIMIT or len(identifiers) > _CACHE_LIMIT:
+        times.clear()
+        identifiers.clear()
     if len(_terms) > _CACHE_LIMIT:
         _terms.clear()
     try:
         r = _decoder.decode(raw)  # type: ignore[arg-type]
     except (msgspec.DecodeError, TypeError, RecursionError):
         return None
-    if not _valid(r, row_id, scope, hash_):
+    content = r.content
+    if not r.id or not r.scope or not r.source_entry_id or not js_trim(content):
         return None
+    created = times.get(r.created_at) or _time(r.created_at)
+    updated = times.get(r.updated_at) or _time(r.updated_at)
+    if created is None or updated is None:
+        return None
+    reinforced = None
+    if r.reinforced_at is not UNSET:
+        reinforced = times.get(r.reinforced_at) or _time(r.reinforced_at)
+        if reinforced is None:
+            return None
+    evidence = None
     ev = r.evidence
+    if ev is not UNSET:
+        if ev.method not in BASIS_METHODS[ev.basis] or (
+            ev.basis == "tool_observation" and r.kind != "project_state"
+        ):
+            return None
+        source_id = identifiers.get(ev.source_id) or _identifier(ev.source_id)
+        at = times.get(ev.at) or _time(ev.at)
+        if source_id is None or at is None:
+            return None
+        evidence = Evidence(ev.basis, ev.method, source_id, at)
     fb = r.feedback
+    if fb is not UNSET and not (_signal_ok(fb.utility) and _signal_ok(fb.accuracy)):
+        return None
+    terms = r.search_terms
+    if terms is not UNSET and not _terms_ok(terms):
+        return None
+    hashes = r.suppressed_hashes
+    if hashes is not UNSET and not all(map(hash24_ok, hashes)):
+        return None
+    rev = r.revision
+    if not (type(rev) is int and 0 < rev <= MAX_SAFE_INTEGER):
+        if not (is_js_integer(rev) and (js_number(rev) or 0) > 0):
+            return None
+        rev = js_whole(rev)
+    if r.id != row_id or r.scope != scope or fp(content) != hash_:
+        return None
     return Memory(
         r.id,
         r.kind,
-        r.content,
+        content,
         intern(r.scope),
         intern(r.source_entry_id),
-        _times[r.created_at],
-        _times[r.updated_at],
-        js_whole(r.revision),
+        created,
+        updated,
+        rev,
         r.layer,
         r.status,
-        None
-        if ev is UNSET
-        else Evidence(
-            basis=ev.basis, method=ev.method, source_id=_identifiers[ev.source_id], at=_times[ev.at]
-        ),
+        evidence,
         None if fb is UNSET else _signal(fb.utility),
         None if fb is UNSET else _signal(fb.accuracy),
-        () if r.search_terms is UNSET else tuple(r.search_terms),
-        () if r.suppressed_hashes is UNSET else tuple(r.suppressed_hashes),
-        None if r.reinforced_at is UNSET else _times[r.reinforced_at],
+        () if terms is UNSET else tuple(terms),
+        () if hashes is UNSET else tuple(hashes),
+        reinforced,
         now_ms,
     )
