@@ -36,6 +36,7 @@ import numpy.typing as npt
 from ._js import fp, js_json, parse_ms
 from .features import document_words, facets, locale_key, pasted_literals, query_features
 from .model import Memory
+from .quality import factor_dormant
 from .recall import (
     INJECT_LIMIT,
     MIN_FOCUS_COVERAGE,
@@ -102,11 +103,11 @@ class _Columns:
 
     def put(self, m: Memory) -> None:
         """The columns that depend on the record but not on its words."""
-        q = m.quality
-        self.factor.append(q.factor)
+        factor, dormant = factor_dormant(m, m.quality_at)
+        self.factor.append(factor)
         self.updated.append(parse_ms(m.updated_at) or 0.0)
         self.pinned.append(m.pinned)
-        self.dormant.append(q.dormant)
+        self.dormant.append(dormant)
         self.excluded.append(_exclusion(m))
 
 

@@ -179,29 +179,20 @@ def compute_quality(
     now_ms: float,
 ) -> Quality:
     """``memoryQuality`` from the parts of a record it reads."""
-    half_life, floor, dormant_days = POLICY[kind]
     updated = parse_ms(updated_at) or 0.0
     reinforced = parse_ms(reinforced_at) or 0.0
     confirmed = max(updated, reinforced)
     anchor = reinforced_at if reinforced > updated else updated_at
-    age = age_from(confirmed, now_ms)
     # The anchor string is reused when it is already in toISOString() shape (the usual case).
     confirmed_at = (
         anchor
         if isinstance(anchor, str) and confirmed and is_canonical_iso(anchor)
         else iso(confirmed)
     )
-    if pinned:
-        freshness = 1.0
-    else:
-        freshness = floor + (1 - floor) * 2 ** (-age / half_life)
-    aging, dormant = dormancy(age, None if pinned else dormant_days)
-    weight = evidence_weight(kind, basis_raw)
-    utility = 1.05 if utility_verdict == "useful" else 0.9 if utility_verdict == "unhelpful" else 1
-    accuracy = (
-        1.05 if accuracy_verdict == "accurate" else 0.5 if accuracy_verdict == "incorrect" else 1
+    age, freshness, aging, dormant, weight, utility, accuracy, factor = _standing(
+        kind, confirmed, pinned, basis_raw, utility_verdict, accuracy_verdict, now_ms
     )
-    factor = freshness * weight * utility * accuracy
+    dormant_days = POLICY[kind][2]
     return Quality(
         basis_raw or "unknown",
         method_raw or "unknown",
@@ -216,6 +207,54 @@ def compute_quality(
         factor,
         None if pinned else dormant_days,
     )
+
+
+def _standing(
+    kind: str,
+    confirmed: float,
+    pinned: bool,
+    basis: str | None,
+    utility_verdict: str | None,
+    accuracy_verdict: str | None,
+    now_ms: float,
+) -> tuple[float, float, bool, bool, float, float, float, float]:
+    """(age, freshness, aging, dormant, weight, utility, accuracy, factor): the figures
+    of ``memoryQuality``, one formula for the whole quality and for ``factor_dormant``."""
+    half_life, floor, dormant_days = POLICY[kind]
+    age = age_from(confirmed, now_ms)
+    freshness = 1.0 if pinned else floor + (1 - floor) * 2 ** (-age / half_life)
+    aging, dormant = dormancy(age, None if pinned else dormant_days)
+    weight = evidence_weight(kind, basis)
+    utility = 1.05 if utility_verdict == "useful" else 0.9 if utility_verdict == "unhelpful" else 1
+    accuracy = (
+        1.05 if accuracy_verdict == "accurate" else 0.5 if accuracy_verdict == "incorrect" else 1
+    )
+    return (
+        age,
+        freshness,
+        aging,
+        dormant,
+        weight,
+        utility,
+        accuracy,
+        freshness * weight * utility * accuracy,
+    )
+
+
+def factor_dormant(m: Memory, now_ms: float) -> tuple[float, bool]:
+    """``memoryQuality(m, now_ms)``'s factor and dormancy alone (what the recall index
+    keeps of every record), without building the rest."""
+    evidence, utility, accuracy = m.evidence, m.utility, m.accuracy
+    figures = _standing(
+        m.kind,
+        confirmed_ms(m.updated_at, m.reinforced_at),
+        m.layer == "pinned",
+        evidence.basis if evidence else None,
+        utility.verdict if utility else None,
+        accuracy.verdict if accuracy else None,
+        now_ms,
+    )
+    return figures[7], figures[3]
 
 
 def may_replace(old: dict[str, Any], incoming_basis: str) -> bool:

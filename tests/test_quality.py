@@ -163,3 +163,23 @@ async def test_what_a_list_reads_of_every_row_agrees_with_the_whole_quality(
             assert m.state == ("dormant" if q.dormant else "aging" if q.aging else "fresh")
         states[m.state] += 1
     assert len(states) >= 3  # the moments tried reach records in several states
+
+
+async def test_the_index_s_factor_and_dormancy_are_the_quality_s(
+    realistic: Path, hostile: Path
+) -> None:
+    """``factor_dormant`` (what the recall index keeps) gives exactly the factor and
+    dormancy of the whole quality, for every record, at moments across its life."""
+    from store.quality import factor_dormant
+
+    checked = 0
+    for path in (realistic, hostile):
+        async with await MemoryStore.open(path, read_only=True) as store:
+            load = await store.load_memories()
+        for m in load.memories:
+            for days in (-400, 0, 10, 45, 100, 365, 3650):
+                when = (parse_ms(m.updated_at) or 0.0) + days * 86_400_000
+                q = quality_of(m, when)
+                assert factor_dormant(m, when) == (q.factor, q.dormant), (m.id, days)
+                checked += 1
+    assert checked > 1_000
