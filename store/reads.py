@@ -10,6 +10,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from . import decode
 from ._js import fp, iso, js_json, parse_ms
 from .base import StoreBase
 from .errors import NotInLog, Refused, corrupt
@@ -187,6 +188,7 @@ class Reads(StoreBase):
             del pending
             if after_slice is not None:
                 after_slice()
+        decode.forget()
         return MemoryLoad(tuple(good), tuple(bad))
 
     async def load_stored(self) -> MemoryLoad[StoredMemory]:
@@ -208,6 +210,7 @@ class Reads(StoreBase):
         good: list[R] = []
         bad: list[CorruptRow] = []
         self._parse_rows(parse, rows, self.now_ms(), good, bad)
+        decode.forget()
         return MemoryLoad(tuple(good), tuple(bad))
 
     @staticmethod
