@@ -135,7 +135,10 @@ def _signal_ok(s: _Utility | _Accuracy | UnsetType) -> bool:
 def _signal(s: _Utility | _Accuracy | UnsetType) -> Signal | None:
     if s is UNSET:
         return None
-    return Signal(verdict=s.verdict, source_id=_identifiers[s.source_id], at=_times[s.at])
+    source_id, at = s.source_id, s.at  # checked by _signal_ok: shared where still known
+    return Signal(
+        s.verdict, _identifiers.get(source_id) or intern(source_id), _times.get(at) or intern(at)
+    )
 
 
 def listed_fast(row_id: str, scope: str, hash_: str, raw: object, now_ms: float) -> Memory | None:
