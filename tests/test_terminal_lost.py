@@ -125,12 +125,16 @@ def _hang_up_while_busy(tmp_path: Path, i: int, *, controlling: bool) -> tuple[i
 
 
 @pytest.mark.parametrize("controlling", [True, False], ids=["hung-up", "refusing-io"])
-def test_the_process_ends_when_its_terminal_goes_away(tmp_path: Path, controlling: bool) -> None:
-    """Ten runs each, twenty in all: with the pty as the controlling terminal, closing
-    its master brings SIGHUP and SIGCONT as a dropped ssh session does; without, the
-    app meets only refused writes and an end of file."""
-    outcomes = [_hang_up_while_busy(tmp_path, i, controlling=controlling) for i in range(10)]
-    assert outcomes == [(EXIT_TERMINAL_LOST, "")] * 10
+@pytest.mark.parametrize("part", range(2))
+def test_the_process_ends_when_its_terminal_goes_away(
+    tmp_path: Path, controlling: bool, part: int
+) -> None:
+    """Ten runs each, twenty in all (in parts of five, which the parallel suite
+    spreads): with the pty as the controlling terminal, closing its master brings
+    SIGHUP and SIGCONT as a dropped ssh session does; without, the app meets only
+    refused writes and an end of file."""
+    outcomes = [_hang_up_while_busy(tmp_path, i, controlling=controlling) for i in range(5)]
+    assert outcomes == [(EXIT_TERMINAL_LOST, "")] * 5
 
 
 def test_sighup_to_a_live_terminal_still_restores_it(realistic: Path) -> None:

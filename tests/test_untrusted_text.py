@@ -72,7 +72,7 @@ async def answer(pilot: Pilot[None], key: str) -> list[str]:
 
 
 HOSTILE_ROWS = 32
-CHUNKS = 4  # the 32 records in four runs of eight, so that the parallel suite spreads them
+CHUNKS = 8  # the 32 records in eight runs of four, so that the parallel suite spreads them
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
