@@ -16,6 +16,7 @@ the typed record is the same: the equality over every test text is pinned by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from sys import intern
 from typing import Literal
 
@@ -94,19 +95,16 @@ def forget() -> None:
     _terms.clear()
 
 
-def _time(value: str) -> str | None:
-    """The shared string of a valid timestamp (``Date.parse`` gives a number), or None."""
-    shared = _times.get(value)
-    if shared is None and parse_ms(value) is not None:
-        shared = _times[value] = intern(value)
-    return shared
+def _valid_time(value: str) -> bool:
+    return parse_ms(value) is not None
 
 
-def _identifier(value: str) -> str | None:
-    """The shared string of a valid source id in evidence or feedback, or None."""
-    shared = _identifiers.get(value)
-    if shared is None and valid_identifier(value):
-        shared = _identifiers[value] = intern(value)
+def _shared(table: dict[str, str], value: str, valid: Callable[[str], bool]) -> str | None:
+    """The one shared string of ``value`` if ``valid`` says yes (asked once per value
+    in ``table``), else None."""
+    shared = table.get(value)
+    if shared is None and valid(value):
+        shared = table[value] = intern(value)
     return shared
 
 
@@ -128,17 +126,15 @@ def _terms_ok(terms: list[str]) -> bool:
     return search_terms_problem(terms) is None
 
 
-def _signal_ok(s: _Utility | _Accuracy | UnsetType) -> bool:
-    return s is UNSET or (_time(s.at) is not None and _identifier(s.source_id) is not None)
-
-
-def _signal(s: _Utility | _Accuracy | UnsetType) -> Signal | None:
+def _signal(s: _Utility | _Accuracy | UnsetType) -> tuple[bool, Signal | None]:
+    """Whether a feedback slot is valid, and its signal (None: the slot is empty)."""
     if s is UNSET:
-        return None
-    source_id, at = s.source_id, s.at  # checked by _signal_ok: shared where still known
-    return Signal(
-        s.verdict, _identifiers.get(source_id) or intern(source_id), _times.get(at) or intern(at)
-    )
+        return True, None
+    source_id = _shared(_identifiers, s.source_id, valid_identifier)
+    at = _shared(_times, s.at, _valid_time)
+    if source_id is None or at is None:
+        return False, None
+    return True, Signal(s.verdict, source_id, at)
 
 
 def listed_fast(row_id: str, scope: str, hash_: str, raw: object, now_ms: float) -> Memory | None:
@@ -159,13 +155,13 @@ def listed_fast(row_id: str, scope: str, hash_: str, raw: object, now_ms: float)
     content = r.content
     if not r.id or not r.scope or not r.source_entry_id or not js_trim(content):
         return None
-    created = times.get(r.created_at) or _time(r.created_at)
-    updated = times.get(r.updated_at) or _time(r.updated_at)
+    created = _shared(times, r.created_at, _valid_time)
+    updated = _shared(times, r.updated_at, _valid_time)
     if created is None or updated is None:
         return None
     reinforced = None
     if r.reinforced_at is not UNSET:
-        reinforced = times.get(r.reinforced_at) or _time(r.reinforced_at)
+        reinforced = _shared(times, r.reinforced_at, _valid_time)
         if reinforced is None:
             return None
     evidence = None
@@ -175,14 +171,18 @@ def listed_fast(row_id: str, scope: str, hash_: str, raw: object, now_ms: float)
             ev.basis == "tool_observation" and r.kind != "project_state"
         ):
             return None
-        source_id = identifiers.get(ev.source_id) or _identifier(ev.source_id)
-        at = times.get(ev.at) or _time(ev.at)
+        source_id = _shared(identifiers, ev.source_id, valid_identifier)
+        at = _shared(times, ev.at, _valid_time)
         if source_id is None or at is None:
             return None
         evidence = Evidence(ev.basis, ev.method, source_id, at)
+    utility = accuracy = None
     fb = r.feedback
-    if fb is not UNSET and not (_signal_ok(fb.utility) and _signal_ok(fb.accuracy)):
-        return None
+    if fb is not UNSET:
+        utility_ok, utility = _signal(fb.utility)
+        accuracy_ok, accuracy = _signal(fb.accuracy)
+        if not (utility_ok and accuracy_ok):
+            return None
     terms = r.search_terms
     if terms is not UNSET and not _terms_ok(terms):
         return None
@@ -208,8 +208,8 @@ def listed_fast(row_id: str, scope: str, hash_: str, raw: object, now_ms: float)
         r.layer,
         r.status,
         evidence,
-        None if fb is UNSET else _signal(fb.utility),
-        None if fb is UNSET else _signal(fb.accuracy),
+        utility,
+        accuracy,
         () if terms is UNSET else tuple(terms),
         () if hashes is UNSET else tuple(hashes),
         reinforced,
