@@ -6,8 +6,6 @@ import json
 from sys import intern
 from typing import Any
 
-import orjson
-
 from ._js import fp, js_whole
 from .decode import listed_fast
 from .model import CorruptRow, Event, Evidence, Memory, ModelCall, Signal, Source, StoredMemory
@@ -138,23 +136,14 @@ def parse_listed_row(
     """One ``memories`` row, validated and typed, its stored object let go.
 
     msgspec decodes and checks it in one pass (``decode.listed_fast``). A row it does
-    not find valid is read again in full: orjson parses it, then the json module
-    where orjson refuses text that ``loads`` takes (a lone surrogate, an exponent past
-    a double) or reads a number otherwise (an integer past 64 bits becomes a float),
-    and ``record_problem`` gives upstream's reason. The outcome is the same for every
-    text as the json module alone gives. A stored object kept for writing back is
-    always ``loads``'s, so no number in it changes.
+    not find valid is read in full by the json module, and ``record_problem`` gives
+    upstream's reason: the outcome is the same for every text as the json module
+    alone gives. A stored object kept for writing back is always ``loads``'s, so no
+    number in it changes.
     """
     fast = listed_fast(row_id, scope, hash_, raw, now_ms)
     if fast is not None:
         return fast
-    try:
-        data = orjson.loads(raw)
-    except (orjson.JSONDecodeError, TypeError):
-        pass
-    else:
-        if _problem(data, row_id, scope, hash_) is None:
-            return listed_from_data(data, now_ms)
     checked = _validated(row_id, scope, hash_, raw)
     return checked if isinstance(checked, CorruptRow) else listed_from_data(checked, now_ms)
 
