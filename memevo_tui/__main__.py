@@ -7,7 +7,7 @@ import asyncio
 import signal
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -136,18 +136,21 @@ def _exit_cleanly_on(*signals: signal.Signals) -> None:
         signal.signal(sig, leave)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    # A reader that closes early (`| head`) stops a verb at once and silently, as it
-    # stops other Unix tools: by SIGPIPE (status 141 in the shell), never a traceback.
+def _run_verb(open_store: Callable[[], Awaitable[MemoryStore]], args: argparse.Namespace) -> int:
+    """A CLI verb. A reader that closes early (`| head`) stops it at once and silently,
+    as it stops other Unix tools: by SIGPIPE (status 141 in the shell), never a
+    traceback. Only a verb: the dashboard and the server keep Python's SIG_IGN, since
+    a write to one of their own pipes or sockets that closed while they shut down
+    (asyncio's self-pipe, which a signal's wake-up writes to) must not kill them."""
     previous = signal.signal(signal.SIGPIPE, signal.SIG_DFL) if hasattr(signal, "SIGPIPE") else None
     try:
-        return _main(argv)
+        return execute(open_store, args)
     finally:
         if previous is not None:
             signal.signal(signal.SIGPIPE, previous)
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(join_dashed_values(sys.argv[1:] if argv is None else argv))
     for name in ("db", "read_only", "demo", "json"):
         if not hasattr(args, name):
@@ -199,7 +202,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.verb == "serve":
             return _serve(path, args, demo=bool(args.demo), clock=clock)
         if args.verb:
-            return execute(open_store, args)
+            return _run_verb(open_store, args)
         from .launch import run_app
 
         demo = args.demo or args.served == "demo"

@@ -582,3 +582,30 @@ def test_a_reader_closing_early_stops_a_verb_quietly(realistic: Path, verb: list
         proc.wait(timeout=60)
     assert proc.returncode == -signal.SIGPIPE, err  # as other Unix tools: status 141
     assert err == b""
+
+
+def test_the_dashboard_and_the_server_are_never_killed_by_sigpipe(
+    realistic: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a CLI verb takes SIGPIPE's default. The dashboard shutting down on SIGHUP
+    was once killed by it (status -13, not 129): a wake-up written to asyncio's
+    self-pipe after its reading end had closed."""
+    import memevo_tui.__main__ as entry
+    import memevo_tui.launch as launch
+    import memevo_tui.webserver as webserver
+
+    seen: list[object] = []
+
+    def record(*args: object, **kwargs: object) -> int:
+        seen.append(signal.getsignal(signal.SIGPIPE))
+        return 0
+
+    monkeypatch.setattr(launch, "run_app", record)
+    monkeypatch.setattr(webserver, "serve_forever", record)
+    monkeypatch.setattr(entry, "execute", record)
+    before = signal.getsignal(signal.SIGPIPE)
+    assert entry.main(["--db", str(realistic)]) == 0
+    assert entry.main(["serve", "--db", str(realistic)]) == 0
+    assert entry.main(["list", "--db", str(realistic)]) == 0
+    assert seen == [signal.SIG_IGN, signal.SIG_IGN, signal.SIG_DFL]
+    assert signal.getsignal(signal.SIGPIPE) == before
