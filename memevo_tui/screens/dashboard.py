@@ -1,5 +1,7 @@
 """The main screen: the seven views in tabs, the status line, and the keys between them.
 
+Only Memories is built at start-up; each other view is built and mounted the first
+time it is shown (``view``), which keeps the start-up's DOM and its restyles small.
 It switches views, carries requests from one view to another (curate this
 search result, undo this event, show this record, show this source's records)
 and draws the status line. The views never reach into one another.
@@ -103,7 +105,8 @@ class Dashboard(Screen[None]):
         with LateFocusTabs(id="tabs", initial="memories"):
             for view in VIEWS:
                 with TabPane(view.title, id=view.id):
-                    yield view.cls(state)
+                    if view.id == "memories":  # the others are built when first shown
+                        yield view.cls(state)
         yield StatusLine(id="status-line")
         yield AppFooter()
 
@@ -131,8 +134,28 @@ class Dashboard(Screen[None]):
 
     @property
     def views(self) -> dict[str, BaseView]:
-        """The views by tab id."""
-        return {pane.id or "": pane.query_one(BaseView) for pane in self.query(TabPane)}
+        """The views built so far, by tab id (each is built when first shown)."""
+        return {
+            pane.id or "": found
+            for pane in self.query(TabPane)
+            if (found := next(iter(pane.query(BaseView)), None)) is not None
+        }
+
+    async def view(self, tab: str) -> BaseView:
+        """The view of ``tab``, built and mounted now if it has never been shown. A view
+        hears of the state's changes once mounted, and reads what it shows when shown
+        (``activated``), so one built late shows what one built at start-up would."""
+        pane = self.query_one(f"TabPane#{tab}", TabPane)
+        found = next(iter(pane.query(BaseView)), None)
+        if found is not None:
+            return found
+        entry = next(entry for entry in VIEWS if entry.id == tab)
+        built = entry.cls(self.state)
+        await pane.mount(built)
+        self._narrow(self.app.size.width)
+        for keys in built.query(VirtualList):
+            keys.set_writes_off(self.state.as_of is not None)
+        return built
 
     @property
     def memories(self) -> MemoriesView:
@@ -144,18 +167,21 @@ class Dashboard(Screen[None]):
 
     # ------------------------------------------------------------ switching views
 
-    def action_show_tab(self, tab: str) -> None:
-        search = self.query_one(SearchView).query_text
-        if tab == "recall" and self.active == "search" and search.strip():
-            self.query_one(RecallView).explain_search(search)  # from a search, explain it
+    async def action_show_tab(self, tab: str) -> None:
+        shown = await self.view(tab)
+        search = self.views.get("search")
+        if tab == "recall" and self.active == "search" and isinstance(search, SearchView):
+            if search.query_text.strip():
+                assert isinstance(shown, RecallView)
+                shown.explain_search(search.query_text)  # from a search, explain it
         self.query_one("#tabs", TabbedContent).active = tab
-        self.views[tab].focus_default()
+        shown.focus_default()
 
-    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        views = self.views
-        for tab, view in views.items():
-            view.active = tab == event.pane.id
-        views[event.pane.id or ""].activated()
+    async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        shown = await self.view(event.pane.id or "")  # a tab clicked before it was built
+        for view in self.views.values():
+            view.active = view is shown
+        shown.activated()
         self.update_status()
 
     def action_escape(self) -> None:
@@ -231,9 +257,9 @@ class Dashboard(Screen[None]):
             title="Time dial",
         )
 
-    def on_timeline_view_dial_requested(self, message: TimelineView.DialRequested) -> None:
+    async def on_timeline_view_dial_requested(self, message: TimelineView.DialRequested) -> None:
         """enter in the Timeline: the memory list as of that moment (or now)."""
-        self.action_show_tab("memories")
+        await self.action_show_tab("memories")
         if message.when is None:
             self.action_now()
         else:
@@ -311,8 +337,8 @@ class Dashboard(Screen[None]):
     def action_toggle_hidden(self) -> None:
         self.memories.action_toggle_hidden()
 
-    def action_sort_menu(self) -> None:
-        self.action_show_tab("memories")
+    async def action_sort_menu(self) -> None:
+        await self.action_show_tab("memories")
         self.memories.action_sort_menu()
 
     def action_sort_by(self, key: str) -> None:
@@ -324,8 +350,8 @@ class Dashboard(Screen[None]):
     def action_export(self) -> None:
         self.memories.action_export()
 
-    def action_recall_purpose(self) -> None:
-        self.action_show_tab("recall")
+    async def action_recall_purpose(self) -> None:
+        await self.action_show_tab("recall")
         self.query_one(RecallPane).action_toggle_purpose()
 
     async def action_curate(self, verb: str) -> None:
@@ -362,15 +388,15 @@ class Dashboard(Screen[None]):
         current = self.state.find(row.id) if row is not None else None
         self.memories.curate(current or row, message.verb)
 
-    def on_source_list_open_requested(self, message: SourceList.OpenRequested) -> None:
+    async def on_source_list_open_requested(self, message: SourceList.OpenRequested) -> None:
         self.memories.open_for(f"src:{message.source_id}")
-        self.action_show_tab("memories")
+        await self.action_show_tab("memories")
 
-    def on_show_record(self, message: ShowRecord) -> None:
+    async def on_show_record(self, message: ShowRecord) -> None:
         """Show a record in the memory list, clearing what hides it."""
         if not self.memories.reveal(message.memory_id):
             return
-        self.action_show_tab("memories")
+        await self.action_show_tab("memories")
         self.notify(
             f"p pins, e corrects, r resolves, 3 marks accurate; {message.back}",
             title=f"Showing {message.memory_id}",
@@ -379,18 +405,18 @@ class Dashboard(Screen[None]):
     def open_inbox(self, heading: str, lines: Sequence[Line]) -> None:
         """Offer what changed since the last visit; a line opens what it is about."""
 
-        def picked(line: Line | None) -> None:
+        async def picked(line: Line | None) -> None:
             if line is None:
                 return
             ids = ",".join(line.ids)
             if line.about == "diff" and line.since is not None:
                 self.show_diff(*line.since)
             elif line.about == "sources":
-                self.action_show_tab("learning")
+                await self.action_show_tab("learning")
                 self.query_one(LearningView).show_query(f"id:{ids}")
             else:
                 self.memories.open_for(f"id:{ids}")
-                self.action_show_tab("memories")
+                await self.action_show_tab("memories")
 
         self.app.push_screen(InboxScreen(heading, lines), picked)
 
