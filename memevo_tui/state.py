@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -322,6 +323,8 @@ class DashboardState:
         asked = await log.at(when_ms, walked, top)
         past = asked
         if asked.clamped and asked.exact_back_to is not None:
+            if math.isinf(asked.exact_back_to):  # exact only as it is now: stay there
+                return asked
             past = await log.at(asked.exact_back_to, walked, top)
         self._present = self._present if self._present is not None else self.rows
         self.past = asked
@@ -383,10 +386,7 @@ class DashboardState:
         for when, boundary in ((start, start_rowid), (self.clock() if end is None else end, None)):
             past = await log.at(when, present, top, boundary=boundary)
             if past.clamped:
-                raise NotInLog(
-                    f"the store as of {iso(past.when)} is not known: the event log is "
-                    f"{past.limit_line()}"
-                )
+                raise NotInLog(past.refusal())
             ends.append(past)
         return diff(ends[0], ends[1])
 

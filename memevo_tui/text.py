@@ -15,7 +15,7 @@ import unicodedata
 from typing import Any
 
 from store._js import iso, parse_ms
-from store.model import Signal
+from store.model import Evidence, Signal
 
 INVISIBLE = (
     "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u180e"
@@ -109,6 +109,10 @@ def field_text(value: Any) -> str:
     a list's items (or its length), else the value; made safe to show."""
     if isinstance(value, Signal):
         return value.verdict
+    if isinstance(value, Evidence):
+        return one_line(f"{value.basis}/{value.method} from {value.source_id}")
+    if value is None:
+        return "-"
     if isinstance(value, tuple):
         if value and isinstance(value[0], str):
             return one_line(", ".join(value))

@@ -72,7 +72,8 @@ async def budget_status(store: StoreBase, model: str | None = None) -> Budget:
     policy = store.policy
     if model is None:
         newest = await store.query(
-            "SELECT model FROM model_calls ORDER BY at DESC, rowid DESC LIMIT 1"
+            "SELECT model FROM model_calls WHERE at <= ? ORDER BY at DESC, rowid DESC LIMIT 1",
+            (now,),
         )
         model = str(newest[0][0]) if newest else None
     if policy.daily_estimated_usd is not None:
@@ -84,8 +85,8 @@ async def budget_status(store: StoreBase, model: str | None = None) -> Budget:
     until = 0
     reasons: list[tuple[int, str]] = []
     hour = await store.query(
-        "SELECT at FROM model_calls WHERE at > ? ORDER BY at DESC LIMIT ?",
-        (now - HOUR_MS, policy.calls_per_hour),
+        "SELECT at FROM model_calls WHERE at > ? AND at <= ? ORDER BY at DESC LIMIT ?",
+        (now - HOUR_MS, now, policy.calls_per_hour),
     )
     if len(hour) >= policy.calls_per_hour:
         u1 = int(hour[policy.calls_per_hour - 1][0]) + HOUR_MS
@@ -95,8 +96,9 @@ async def budget_status(store: StoreBase, model: str | None = None) -> Budget:
         marks = ",".join("?" * len(TRANSIENT_CODES))
         failed = await store.query(
             "SELECT finished_at FROM model_calls WHERE model=? AND outcome='failed' "
-            f"AND code IN ({marks}) AND finished_at > ? ORDER BY finished_at DESC LIMIT ?",
-            (model, *TRANSIENT_CODES, now - FAILURE_WINDOW_MS, MAX_WINDOW_FAILURES),
+            f"AND code IN ({marks}) AND finished_at > ? AND finished_at <= ? "
+            "ORDER BY finished_at DESC LIMIT ?",
+            (model, *TRANSIENT_CODES, now - FAILURE_WINDOW_MS, now, MAX_WINDOW_FAILURES),
         )
         if len(failed) >= MAX_WINDOW_FAILURES:
             u2 = int(failed[MAX_WINDOW_FAILURES - 1][0]) + FAILURE_WINDOW_MS

@@ -25,10 +25,23 @@ Never guess
     that is refused by the caller (``Past.clamped``), never shown as if known.
 
 Events newer than T
-    The walk undoes events in rowid order (pi's insertion order), newest first, and
-    stops at the first one whose ``at`` is at or before T: the state after the newest
-    event written at or before T. An event whose ``at`` is unreadable is never "at or
-    before" anything, so the walk reaches it and stops there.
+    The walk undoes events in rowid order (pi's insertion order), newest first. The log
+    only grows, so an event was written no earlier than any event before it: an event
+    dated earlier than one written before it (a clock set back, or two processes whose
+    clocks disagree) is taken at the newest moment before it (``_moments`` is the
+    running maximum). The walk stops at the first event whose moment so taken is at or
+    before T: the state after the last event written at or before T. An event whose
+    ``at`` is unreadable is taken at the next readable moment after it (never earlier
+    than the one before), so a walk to any moment before that reaches it and stops.
+
+Records the log never names
+    A record no event wrote (raw SQL, a damaged log) is taken to exist from its
+    ``createdAt``: at an older moment it is left out, never shown as always there.
+
+Unknown moments
+    When the log is broken and no readable moment is newer than the break, the store is
+    exact only as it is now: ``exact_back_to`` is then +inf, never the clock's now (which
+    a reader may have moved to the moment asked for).
 
 Speed
     The moments of all events are read once (one statement, ``json_extract`` in
@@ -40,8 +53,10 @@ Speed
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import gc
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -146,7 +161,15 @@ class Past:
         """ "exact back to …; older changes unreadable", or ""."""
         if self.exact_back_to is None:
             return ""
+        if math.isinf(self.exact_back_to):
+            return f"exact only as it is now; older changes unreadable ({self.stopped})"
         return f"exact back to {iso(self.exact_back_to)}; older changes unreadable ({self.stopped})"
+
+    def refusal(self) -> str:
+        """The one line a reader refuses ``when`` with (``clamped``)."""
+        return (
+            f"the store as of {iso(self.when)} is not known: the event log is {self.limit_line()}"
+        )
 
 
 @dataclass(slots=True)
@@ -184,8 +207,9 @@ class PastLog:
     checkpoint_every: int = CHECKPOINT_EVERY
     _rowids: list[int] = field(default_factory=list)
     _moments: list[float] = field(default_factory=list)
-    _floor: list[float] = field(default_factory=list)
-    """``_floor[i]`` = the earliest moment among events ``i`` and newer (unreadable: +inf)."""
+    _taken: list[float] = field(default_factory=list)
+    """``_taken[i]``: the moment event ``i`` is taken at, nondecreasing (see the module's
+    "Events newer than T")."""
     _top: int = -1
     _now: dict[str, Row] | None = None
     _checkpoints: list[_Checkpoint] = field(default_factory=list)
@@ -196,6 +220,9 @@ class PastLog:
     _stamps: dict[str, tuple[list[int], list[object]]] | None = None
     """Per record, the rowids of the events that wrote it and the ``reinforcedAt``
     each wrote (read when first needed)."""
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """One walk at a time: two readers (the dial and the last visit's diff, say) share
+    the checkpoints and the frontier, which a walk changes as it goes."""
 
     async def _read_stamps(self) -> dict[str, tuple[list[int], list[object]]]:
         """Each record's confirmation stamp as every event wrote it (one statement)."""
@@ -250,20 +277,25 @@ class PastLog:
         )
         inf = float("inf")
         self._rowids = [int(r[0]) for r in rows]
-        self._moments = [inf if (m := parse_ms(r[1])) is None else m for r in rows]
-        floor = [inf] * len(self._moments)
-        low = inf
-        for i in range(len(floor) - 1, -1, -1):
-            low = min(low, self._moments[i])
-            floor[i] = low
-        self._floor = floor
+        self._moments = moments = [inf if (m := parse_ms(r[1])) is None else m for r in rows]
+        # An unreadable moment is taken at the next readable one (inf when none is)...
+        taken = list(moments)
+        later = inf
+        for i in range(len(taken) - 1, -1, -1):
+            if taken[i] == inf:
+                taken[i] = later
+            else:
+                later = taken[i]
+        # ...and no event earlier than one written before it: the running maximum.
+        high = -inf
+        for i, m in enumerate(taken):
+            high = taken[i] = m if m > high else high
+        self._taken = taken
         self._top = upto
 
     def _boundary(self, when: float) -> int:
         """The rowid of the newest event written at or before ``when`` (0: none)."""
-        # _floor is nondecreasing; the newest event i with moment <= when is the last
-        # index whose suffix minimum is <= when.
-        i = bisect.bisect_right(self._floor, when) - 1
+        i = bisect.bisect_right(self._taken, when) - 1  # _taken is nondecreasing
         return self._rowids[i] if i >= 0 else 0
 
     @property
@@ -277,6 +309,10 @@ class PastLog:
         reflect every event up to rowid ``upto``). ``boundary``: the records as they were
         just after that event instead (a reader that knows which events it saw, as a
         last visit does), their quality still taken at ``when``."""
+        async with self._lock:
+            return await self._at(when, now, upto, boundary)
+
+    async def _at(self, when: float, now: Sequence[Row], upto: int, boundary: int | None) -> Past:
         if self._now is None or self._top != upto:
             self._now = {r.id: r for r in now}
             self._checkpoints, self._frontier, self._broken = [], {}, None
@@ -299,7 +335,9 @@ class PastLog:
                 overlay.update(cp.delta)
                 start = cp.rowid
             undone = await self._walk(start, boundary, overlay, None)
-        shown = when if broken is None else max(when, broken.exact_back_to)
+        shown = when
+        if broken is not None and math.isfinite(broken.exact_back_to):
+            shown = max(when, broken.exact_back_to)
         # Building 100,000 records makes only acyclic objects: pausing the cycle
         # collector spares it rescanning every record held, several times over.
         collecting = gc.isenabled()
@@ -321,16 +359,21 @@ class PastLog:
     async def _rows(
         self, now: Sequence[Row], overlay: dict[str, Memory | None], boundary: int, shown: float
     ) -> list[Row]:
-        """The records at ``boundary``, in the current rows' order, quality at ``shown``."""
+        """The records at ``boundary``, in the current rows' order, quality at ``shown``.
+        A record as it is now that was created after ``shown`` was never written by an
+        event the walk undid: the log does not name it, and it did not exist yet."""
         rows: list[Row] = []
         append, take = rows.append, overlay.get
         stamps = self._stamps  # read when a confirmed record first needs them
+        shown_iso = iso(shown) if math.isfinite(shown) else ""
         for row in now:
             if not isinstance(row, Memory):
                 append(row)  # corrupt now: what it was cannot be read
                 continue
             was = take(row.id, row)
             if was is _GONE:
+                continue
+            if was is row and shown_iso and _created_after(row.created_at, shown_iso, shown):
                 continue
             if was.reinforced_at is not None:
                 if stamps is None:
@@ -403,9 +446,18 @@ class PastLog:
         moment = self._moments[i] if i < len(self._moments) else inf
         if moment == inf:  # its own moment unreadable: exact back to the next newer one
             moment = min((m for m in self._moments[i + 1 :] if m != inf), default=inf)
-        if moment == inf:  # no readable moment newer either: exact as of now only
-            moment = self.store.now_ms()
+        # No readable moment newer either: exact only as it is now (inf). Never the
+        # clock's now, which a reader of the past has moved to the moment it asks for.
         self._broken = _Broken(rowid, moment, f"event {event_id}: {why}")
+
+
+def _created_after(created_at: str, shown_iso: str, shown: float) -> bool:
+    """``created_at`` is after the moment ``shown`` (``shown_iso``: the same, as pi writes
+    times, which then compare as text)."""
+    if len(created_at) == 24 and created_at[-1] == "Z":
+        return created_at > shown_iso
+    created = parse_ms(created_at)
+    return created is not None and created > shown
 
 
 def _undo(
@@ -453,15 +505,21 @@ FIELD_NAMES = {
     "accuracy": "feedback.accuracy",
     "search_terms": "searchTerms",
     "suppressed_hashes": "suppressedHashes",
+    "evidence": "evidence",
 }
-"""Each logged field as the stored record names it."""
+"""Each compared field as the stored record names it."""
+
+DIFFED = (*LOGGED, "evidence")
+"""What a diff compares: the logged fields, and ``evidence``, which pi may also move
+without an event, but which an event that carries it (a correction's) changes in the
+reconstruction; so a difference in it is one the log recorded."""
 
 
 def changed_fields(a: Memory, b: Memory) -> dict[str, tuple[Any, Any]]:
-    """The logged fields ``a`` and ``b`` differ in (stored names), with both values."""
+    """The fields ``a`` and ``b`` differ in (stored names), with both values."""
     return {
         FIELD_NAMES[f]: (getattr(a, f), getattr(b, f))
-        for f in LOGGED
+        for f in DIFFED
         if getattr(a, f) != getattr(b, f)
     }
 

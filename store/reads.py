@@ -116,10 +116,7 @@ class Reads(StoreBase):
         log: PastLog = self._replay[0]
         past = await log.at(when, self._replay[1], self._replay[2])
         if past.clamped:
-            raise NotInLog(
-                f"the store as of {iso(past.when)} is not known: the event log is "
-                f"{past.limit_line()}"
-            )
+            raise NotInLog(past.refusal())
         return past
 
     async def _past_load(self) -> MemoryLoad[StoredMemory] | None:

@@ -100,31 +100,34 @@ async def queue_status(store: MemoryStore) -> QueueStatus:
         code = s.last_error or "unknown"
         classes[code] = classes.get(code, 0) + 1
     calls_hour = await store.query(
-        "SELECT count(*) FROM model_calls WHERE at > ?", (now - HOUR_MS,)
+        "SELECT count(*) FROM model_calls WHERE at > ? AND at <= ?", (now - HOUR_MS, now)
     )
     window = await store.query(
         "SELECT count(*), coalesce(sum(coalesce(charged_usd, reserved_usd, 0)), 0), "
         "sum(charged_usd IS NULL AND reserved_usd IS NULL), coalesce(sum(input_tokens), 0), "
-        "coalesce(sum(output_tokens), 0) FROM model_calls WHERE at > ?",
-        (now - DAY_MS,),
+        "coalesce(sum(output_tokens), 0) FROM model_calls WHERE at > ? AND at <= ?",
+        (now - DAY_MS, now),
     )
     count24, usd24, unknown24, in24, out24 = window[0]
     routes = await store.query(
         "SELECT id, code, until FROM route_health WHERE until > ? ORDER BY until LIMIT 10", (now,)
     )
     recent = await store.query(
-        f"SELECT {MODEL_CALL_COLUMNS} FROM model_calls ORDER BY at DESC, rowid DESC LIMIT 5"
+        f"SELECT {MODEL_CALL_COLUMNS} FROM model_calls WHERE at <= ? "
+        "ORDER BY at DESC, rowid DESC LIMIT 5",
+        (now,),
     )
     activity = await store.query(
-        "SELECT at, outcome, finished_at FROM model_calls WHERE at > ? OR finished_at > ?",
-        (now - DAY_MS, now - DAY_MS),
+        "SELECT at, outcome, finished_at FROM model_calls "
+        "WHERE (at > ? AND at <= ?) OR (finished_at > ? AND finished_at <= ?)",
+        (now - DAY_MS, now, now - DAY_MS, now),
     )
     calls_hourly = [0] * 24
     failures_hourly = [0] * 24
     for at, outcome, finished_at in activity:
-        if at > now - DAY_MS:
+        if now - DAY_MS < at <= now:
             calls_hourly[min(23, max(0, 23 - (now - int(at)) // HOUR_MS))] += 1
-        if outcome == "failed" and finished_at > now - DAY_MS:
+        if outcome == "failed" and finished_at is not None and now - DAY_MS < finished_at <= now:
             failures_hourly[min(23, max(0, 23 - (now - int(finished_at)) // HOUR_MS))] += 1
     return QueueStatus(
         now_ms=now,

@@ -255,7 +255,9 @@ def test_diff_names_exactly_the_records_added_and_changed(
     assert d["removed"] == []  # pi never deletes a record
     for c in d["changed"]:
         named = {k.split(".")[0] for k in c["fields"]}
-        assert named == {k for k in changed[c["id"]] if k not in UNLOGGED_JSON}, c["id"]
+        # evidence too: a correction's event carries it (a manual correction's change)
+        unlogged = set(UNLOGGED_JSON) - {"evidence"}
+        assert named == {k for k in changed[c["id"]] if k not in unlogged}, c["id"]
         for name, values in c["fields"].items():
             key, _, sub = name.partition(".")
             old, new = before[c["id"]].get(key), after[c["id"]].get(key)
@@ -273,12 +275,34 @@ def test_diff_names_exactly_the_records_added_and_changed(
     assert err == f"{len(d['added'])} added, {len(d['changed'])} changed, 0 removed\n"
 
 
-def test_diff_refuses_a_backward_range_in_one_line(
+def test_diff_given_later_first_is_the_change_from_the_first_moment_to_the_second(
     realistic: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run(capsys, "diff", "2026-10-01", "2026-09-01", "--db", str(realistic))
-    assert (code, out) == (2, "")
-    assert err.startswith("memevo-tui: FROM (2026-10-01T00:00:00.000Z) is after TO")
+    code, out, err = run(capsys, "diff", "2026-09-01", "2026-06-01", "--db", str(realistic),
+                         "--json")  # fmt: skip
+    assert code == 0, err
+    back = json.loads(out)
+    code, out, err = run(capsys, "diff", "2026-06-01", "2026-09-01", "--db", str(realistic),
+                         "--json")  # fmt: skip
+    forward = json.loads(out)
+    assert (back["from"], back["to"]) == ("2026-09-01T00:00:00.000Z", "2026-06-01T00:00:00.000Z")
+    assert back["removed"] == forward["added"] and back["added"] == forward["removed"] == []
+    assert {c["id"] for c in back["changed"]} == {c["id"] for c in forward["changed"]}
+    flip = {c["id"]: c["fields"] for c in forward["changed"]}
+    for c in back["changed"]:
+        for name, v in c["fields"].items():
+            assert flip[c["id"]][name] == {"before": v["after"], "after": v["before"]}
+
+
+def test_diff_names_a_manual_correction_s_evidence_change(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "diff", "2026-06-15", "2026-07-15", "--db", str(realistic),
+                         "--json")  # fmt: skip
+    assert code == 0, err
+    fields = next(c["fields"] for c in json.loads(out)["changed"] if c["id"].startswith("81319653"))
+    assert fields["evidence"]["after"]["basis"] == "manual_correction"
+    assert fields["evidence"]["before"] != fields["evidence"]["after"]
 
 
 def test_show_as_of_says_which_fields_the_log_cannot_give(
@@ -415,3 +439,117 @@ async def test_the_dial_undoes_this_dashboard_s_own_write_with_live_updates_paus
         then = app.state.find(record)
         assert isinstance(then, Memory) and not then.pinned
         assert {r.id for r in app.state.rows if isinstance(r, Memory)} == set(truth)
+
+
+# --- the past on a damaged log (never a wrong answer given as exact) ----------------
+
+
+def test_a_damaged_log_refuses_every_older_moment_even_with_the_clock_moved_there(
+    hostile: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """hostile.sqlite's newest event is not JSON: nothing before now is known. The CLI
+    moves its clock to the moment asked for; the limit must not follow it."""
+    for argv in (["list"], ["list", "--all"], ["show", "raw-escape-0001"],
+                 ["status"], ["search", "memory"]):  # fmt: skip
+        code, out, err = run(capsys, *argv, "--db", str(hostile), "--as-of", "2026-09-22")
+        assert (code, out) == (2, ""), argv
+        assert err.count("\n") == 1, err
+        assert "exact only as it is now; older changes unreadable (event corrupt-event-0001" in err
+    code, out, _ = run(capsys, "list", "--json", "--db", str(hostile), "--as-of", "2026-09-22")
+    assert code == 2 and "exact only as it is now" in json.loads(out)["error"]
+
+
+def drop_events_of(path: Path, record_id: str) -> None:
+    con = sqlite3.connect(path)
+    try:
+        con.execute(
+            "DELETE FROM events WHERE rowid IN (SELECT e.rowid FROM events e, "
+            "json_each(e.data, '$.after') j WHERE json_extract(j.value, '$.id') = ?)",
+            (record_id,),
+        )
+        con.commit()
+    finally:
+        con.close()
+
+
+def test_a_record_no_event_names_exists_from_its_created_at(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = events(realistic)
+    counts = Counter(a["id"] for _, e in history for a in e["after"])
+    # a record written by one event only, which names nothing else
+    record_id, created = next(
+        (e["after"][0]["id"], e["after"][0]["createdAt"])
+        for _, e in sorted(history)[60:]
+        if len(e["after"]) == 1 and counts[e["after"][0]["id"]] == 1
+    )
+    drop_events_of(realistic, record_id)
+    when = parse_ms(created) or 0
+    for moment, there in ((when - DAY_MS, False), (when + DAY_MS, True)):
+        code, out, err = run(capsys, "list", "--db", str(realistic), "--as-of", iso(moment),
+                             "--all", "--json")  # fmt: skip
+        assert code == 0, err
+        assert (record_id in {i["memory"]["id"] for i in json.loads(out)}) is there
+    code, out, _ = run(capsys, "show", record_id, "--db", str(realistic))
+    assert "history: not in the event log" in out
+
+
+def test_an_event_dated_before_one_written_earlier_is_taken_after_it(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A clock set back: event 144 (2026-08-29) dated 2026-03-01. The log is append-only,
+    so it happened after event 143: the store at 2026-08-01 is as it truly was."""
+    truth = replayed_forward(realistic, parse_ms("2026-08-01T00:00:00.000Z") or 0)
+    _, true_diff, _ = run(capsys, "diff", "2026-08-01", "--db", str(realistic), "--json")
+
+    def set_back(raw: str) -> str:
+        data = json.loads(raw)
+        data["at"] = "2026-03-01T00:00:00.000Z"
+        return json.dumps(data)
+
+    tamper(realistic, 144, set_back)
+    record = "359cfc5bb42243f25a16b237"
+    code, out, err = run(capsys, "show", record, "--db", str(realistic), "--as-of", "2026-08-01",
+                         "--json")  # fmt: skip
+    assert code == 0, err
+    shown = json.loads(out)["memory"]
+    assert shown["revision"] == truth[record]["revision"] == 1
+    assert shown["updatedAt"] == truth[record]["updatedAt"]
+    code, out, err = run(capsys, "diff", "2026-08-01", "--db", str(realistic), "--json")
+    d = json.loads(out)
+    assert code == 0 and d == json.loads(true_diff)
+    assert (len(d["added"]), len(d["changed"])) == (82, 12)
+
+
+async def test_two_replays_at_once_share_the_walk_without_seeing_damage(realistic: Path) -> None:
+    """The dial and the last visit's diff walk one PastLog at the same time: each gets the
+    same answer as a walk of its own."""
+    import asyncio
+
+    store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+    try:
+        load = await store.load_memories()
+        rows: list[Memory | CorruptRow] = [*load.corrupt, *load.memories]
+        top = await store.last_event_rowid()
+        moments = [
+            parse_ms(m) or 0 for m in ("2025-01-01", "2026-06-01", "2024-09-15", "2026-10-01")
+        ]
+        shared = PastLog(store, checkpoint_every=5)
+        together = await asyncio.gather(*(shared.at(m, rows, top) for m in moments))
+        for when, past in zip(moments, together, strict=True):
+            alone = await PastLog(store).at(when, rows, top)
+            assert not past.clamped, past.limit_line()
+            assert values(past.rows) == values(alone.rows)
+    finally:
+        await store.close()
+
+
+def test_status_as_of_counts_the_model_calls_of_then_and_marks_the_queue_as_now(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "status", "--db", str(realistic), "--as-of", "2026-10-15")
+    assert code == 0, err
+    assert "Shared calls/hour=0/20; last24h=0;" in out  # every call was made after then
+    assert "(as now); SQLite ok" in out.splitlines()[0]
+    code, out, _ = run(capsys, "status", "--db", str(realistic))
+    assert "Shared calls/hour=3/20; last24h=31;" in out and "(as now)" not in out

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from store import CorruptRow, Event, Memory, Signal, StoredMemory
+from store import CorruptRow, Event, Evidence, Memory, Signal, StoredMemory
 from store._js import iso, parse_ms, utf8_len
 from store.features import ICU_AVAILABLE
 from store.past import Diff
@@ -58,9 +58,10 @@ def print_table(memories: Sequence[Memory], o: Output) -> None:
 NOT_IN_LOG = "  (not in the event log: may have differed then)"
 
 
-def print_memory(m: Memory, o: Output, *, replayed: bool = False) -> None:
+def print_memory(m: Memory, o: Output, *, replayed: bool = False, logged: bool = True) -> None:
     """One record, field by field. ``replayed`` (as of a past moment): the fields pi
-    changes without an event say they are as the reconstruction gives them."""
+    changes without an event say they are as the reconstruction gives them. ``logged``
+    False: no event names the record (said on a line of its own)."""
     q = m.quality
     unlogged = NOT_IN_LOG if replayed else ""
     lines = [
@@ -84,6 +85,8 @@ def print_memory(m: Memory, o: Output, *, replayed: bool = False) -> None:
         ("search terms", ", ".join(m.search_terms) or "-"),
         ("suppressed", str(len(m.suppressed_hashes))),
     ]  # fmt: skip
+    if not logged:
+        lines.append(("history", "not in the event log: taken to exist from its createdAt"))
     for key, value in lines:
         o.line(f"{key:>13}: {one_line(value)}")
     o.line(f"{'content':>13}:\n{visible(m.content, keep_newlines=True)}")
@@ -160,6 +163,9 @@ def _json_value(value: Any) -> Any:
     """A field's value as JSON: a verdict as pi stores it, a tuple as a list."""
     if isinstance(value, Signal):
         return {"verdict": value.verdict, "sourceId": value.source_id, "at": value.at}
+    if isinstance(value, Evidence):
+        return {"basis": value.basis, "method": value.method, "sourceId": value.source_id,
+                "at": value.at}  # fmt: skip
     if isinstance(value, tuple):
         return list(value)
     return value

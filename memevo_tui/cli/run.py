@@ -56,13 +56,16 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
     if verb == "show":
         m = await store.memory(args.id)
         past = await store.past()
+        logged = bool(await store.events(memory_id=m.id, limit=1))
         if args.json:
             out = record_json(m)
             if past is not None:  # what the event log could not give back
                 out["asOf"] = {"at": iso(past.when), "notInEventLog": list(UNLOGGED_JSON)}
+            if not logged:
+                out["inEventLog"] = False
             o.json(out)
         else:
-            print_memory(m, o, replayed=past is not None)
+            print_memory(m, o, replayed=past is not None, logged=logged)
         return EXIT_OK
     if verb == "history":
         return await _history(store, args, o)
@@ -71,8 +74,11 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
     if verb == "status":
         r = await status_report(store)
         if store.as_of is not None:
-            o.note("memevo-tui: the records are as of then; the learning queue is as it is now")
-        o.json(status_json(r)) if args.json else print_status(r, o)
+            o.note(
+                "memevo-tui: the records and model calls are as of then; the learning queue "
+                "and route health are as they are now (marked: as now)"
+            )
+        o.json(status_json(r)) if args.json else print_status(r, o, as_of=store.as_of is not None)
         return EXIT_OK
     # Only ``list --json`` prints every record as stored; the others print a few, whose
     # stored objects are read once they are chosen (``_stored``).
@@ -190,9 +196,7 @@ async def _diff(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
         except BadMoment as exc:
             raise CannotRun(f"{name}: {exc}") from None
         moments.append(now if when is None else when)
-    start, end = moments
-    if start > end:
-        raise CannotRun(f"FROM ({iso(start)}) is after TO ({iso(end)})")
+    start, end = moments  # FROM may be after TO: the change from the first to the second
     d = diff(await store.replay(start), await store.replay(end))
     if args.json:
         o.json(diff_json(d))

@@ -73,25 +73,32 @@ def _source_row(s: Source, source_calls: int, source_time_ms: int) -> list[str]:
     return [head, f"  diagnostics={js_json(s.diagnostic)}"]
 
 
-def pi_lines(r: StatusReport) -> list[str]:
+AS_NOW = " (as now)"
+"""After a figure of ``status --as-of`` that only the present holds (the learning queue,
+route health): the rest is taken as of the moment."""
+
+
+def pi_lines(r: StatusReport, *, as_now: str = "") -> list[str]:
     """What pi's ``/memory status`` prints from the store, word for word and in its
     order (its store's ``status()``), then its budget line for the model of the last
-    recorded call."""
+    recorded call. ``as_now`` (``AS_NOW``, as of a past moment) follows each figure that
+    is as it is now."""
     q = r.queue
     p = q.policy
     states = ", ".join(f"{k}={v}" for k, v in q.sources_by_state.items()) or "no sources"
     check = "SQLite ok" if not r.problems else f"SQLite: {len(r.problems)} problem(s)"
     lines = [
-        f"{r.memory_rows} memories; {states}; {check} (schema {r.schema})",
+        f"{r.memory_rows} memories; {states}{as_now}; {check} (schema {r.schema})",
         f"State directory: {redact(r.state_dir)}",
         f"Automatic recovery: retrying={q.retrying}, paused={q.paused} (failure limit 5; "
-        "output limit 3; non-retryable errors pause immediately)",
+        "output limit 3; non-retryable errors pause immediately)" + as_now,
     ]
     if q.backoff_waiting:
         nxt = iso(q.next_eligible) if q.next_eligible else "unknown"
-        lines.append(f"Source-backoff waiting={q.backoff_waiting}; nextEligible={nxt}")
+        lines.append(f"Source-backoff waiting={q.backoff_waiting}; nextEligible={nxt}{as_now}")
     for s in q.failing:
-        lines += _source_row(s, p.source_calls, p.source_time_ms)
+        head, diagnostics = _source_row(s, p.source_calls, p.source_time_ms)
+        lines += [head + as_now, diagnostics]
     if q.failed_or_paused > 5:
         lines.append(f"{q.failed_or_paused - 5} more failed sources.")
     ceiling = (
@@ -107,7 +114,7 @@ def pi_lines(r: StatusReport) -> list[str]:
         f"unknown-cost calls={q.unknown_cost_calls}; estimated daily ceiling={ceiling}",
     ]
     for route, code, until in q.cooling_routes:
-        lines.append(f"{label(route)}: {code}; availableAfter={iso(until)}")
+        lines.append(f"{label(route)}: {code}; availableAfter={iso(until)}{as_now}")
     for c in q.recent_attempts:
         lines.append(f"Attempt {label(c.model)}: {c.outcome}{f'/{c.code}' if c.code else ''}")
     imported = f"; imported={r.legacy_count}" if r.legacy_count is not None else ""
@@ -134,8 +141,9 @@ OWN = "memevo-tui:"
 """How this project's own lines are marked, after pi's."""
 
 
-def print_status(r: StatusReport, o: Output) -> None:
-    for line in pi_lines(r):
+def print_status(r: StatusReport, o: Output, *, as_of: bool = False) -> None:
+    """``as_of``: the store as of a past moment; what only the present holds says so."""
+    for line in pi_lines(r, as_now=AS_NOW if as_of else ""):
         o.line(one_line(line))
     q = r.queue
     p = q.policy

@@ -243,12 +243,22 @@ class Dashboard(Screen[None]):
                         severity="error")  # fmt: skip
             return
         shown = self.state.as_of if self.state.as_of is not None else when
+        if past.clamped and past.exact_back_to == float("inf"):
+            self.notify(
+                f"{moment(when)} is not known: the event log is {past.limit_line()}. "
+                "The dial stays where it was.",
+                title="Time dial",
+                severity="warning",
+                markup=False,
+            )
+            return
         if past.clamped:
             self.notify(
                 f"{moment(when)} is not known: the event log is {past.limit_line()}. "
                 f"Showing {moment(shown)}, as far back as it is exact. 0 returns to now.",
                 title="Time dial",
                 severity="warning",
+                markup=False,
             )
             return
         self.notify(

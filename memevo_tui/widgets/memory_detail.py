@@ -171,8 +171,17 @@ def describe_more(row: Memory | CorruptRow | None) -> RenderableType:
     return field
 
 
+NOT_IN_EVENT_LOG = (
+    "not in the event log: no event names this record; it is taken to exist from its createdAt"
+)
+
+
 def describe_events(events: Sequence[Event | CorruptRow]) -> Text:
     out = Text()
+    if not events:
+        out.append("History\n", style="bold underline")
+        out.append(f"  {NOT_IN_EVENT_LOG}\n", style="italic")
+        return out
     out.append(f"History ({len(events)} event(s), newest first)\n", style="bold underline")
     for e in events:
         if isinstance(e, CorruptRow):
