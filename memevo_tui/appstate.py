@@ -51,6 +51,20 @@ def state_home() -> Path:
     return Path(base).expanduser() if base else Path.home() / ".local" / "state"
 
 
+def _euid(st: os.stat_result) -> int:
+    return os.geteuid() if hasattr(os, "geteuid") else st.st_uid
+
+
+def _not_own(st: os.stat_result) -> str:
+    """Why a file or directory is not the user's alone ("": it is): another user owns
+    it, or others may write to it. Nothing in such a place is trusted."""
+    if st.st_uid != _euid(st):
+        return f"belongs to another user (uid {st.st_uid})"
+    if stat.S_IMODE(st.st_mode) & 0o022:
+        return f"is writable by others (mode {stat.S_IMODE(st.st_mode):o})"
+    return ""
+
+
 class Unusable(Exception):
     """The state directory cannot be used; the message says why, in a few words."""
 
@@ -225,6 +239,13 @@ class AppState:
             raise Unusable(f"{root} is not a directory") from None
         except OSError as exc:
             raise Unusable(f"{root}: {exc.strerror or exc}") from None
+        try:
+            why = _not_own(os.fstat(fd))
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+        if why:
+            os.close(fd)
+            raise Unusable(f"{root} {why}")
         path = root
         try:
             for part in self.parts:
@@ -257,8 +278,7 @@ class AppState:
             raise Unusable(f"{path} {why}") from None
         try:
             st = os.fstat(fd)
-            euid = os.geteuid() if hasattr(os, "geteuid") else st.st_uid
-            if st.st_uid != euid:
+            if st.st_uid != _euid(st):
                 raise Unusable(f"{path} belongs to another user (uid {st.st_uid})")
             if stat.S_IMODE(st.st_mode) & 0o077:
                 try:
@@ -304,6 +324,9 @@ class AppState:
         try:
             st = os.fstat(f)
             if not stat.S_ISREG(st.st_mode):
+                return ""
+            if why := _not_own(st):
+                self.problem = f"{self.dir / name} {why}: ignored"
                 return ""
             skip = max(0, st.st_size - MAX_BYTES)
             if skip:
@@ -356,6 +379,9 @@ class AppState:
                 try:
                     st = os.fstat(f)
                     if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+                        return None
+                    if why := _not_own(st):
+                        self.problem = f"{self.dir / name} {why}: ignored, and written again"
                         return None
                     chunks = []
                     while data := os.read(f, 1 << 24):

@@ -8,6 +8,12 @@ reads it, extracts only the records that are new or whose text changed, and
 writes it again (whole, 0600, by a rename) when any were. The directories are
 0700, the user's own, and never followed as symbolic links (``AppState``).
 
+Its digest is keyed by a secret kept in the store's state directory
+(``cache.key``, 32 random bytes, 0600): bytes written by anyone without it, or
+changed by hand, are refused. Neither file is trusted unless it, and every
+directory above it up to its root, is the user's own and writable by no one else
+(``AppState``); otherwise it is ignored and written again, with a warning.
+
 It is a cache: a file that is missing, unreadable, foreign, made by other rules,
 or damaged is ignored and rebuilt, and a directory that cannot be used costs the
 speed, never an answer. No Textual.
@@ -27,6 +33,8 @@ if TYPE_CHECKING:
     from store.index import RecallIndex
 
 NAME = "recall-words.bin"
+KEY = "cache.key"
+KEY_BYTES = 32
 LIMIT = 1 << 31
 """The largest cache file read (a bigger one is ignored, and rebuilt)."""
 
@@ -51,25 +59,47 @@ def indexed(
     save: bool = True,
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> RecallIndex:
     """A recall index of ``memories``, their words read from the store's cache where
     they are still each record's own (``store_path`` None: no cache). With ``save``,
     the cache is written again when any record was extracted or has gone. With
     ``workers`` above 1, many records to extract (a first build) are extracted in
-    that many processes, ``progress(done, total)`` told as they go."""
+    that many processes, ``progress(done, total)`` told as they go. ``warn`` hears, in
+    one line, why a cache was not trusted or could not be kept."""
     from store.index import RecallIndex
     from store.wordcache import WordCache
 
     if store_path is None:
         return RecallIndex(memories)
+    key = secret(store_path)
     place = AppState(store_path, root=cache_home())
-    data = place.read_bytes(NAME, LIMIT)
-    cache = WordCache.loads(data) if data else WordCache()
+    data = place.read_bytes(NAME, LIMIT) if key else None
+    if key is None:
+        save = False
+        if warn is not None:
+            warn(
+                "the recall cache is not used: no private place for its key; words are read afresh"
+            )
+    elif place.problem and warn is not None:
+        warn(f"the recall cache {place.problem}")
+    cache = WordCache.loads(data, key) if data and key else WordCache()
     if workers > 1:
         cache.fill(memories, workers, progress)
     index = RecallIndex(memories, cache)
     known = len(cache)
     cache.keep_only(m.id for m in memories)
-    if save and (cache.misses or len(cache) != known):
-        place.write_bytes(NAME, cache.dumps())
+    if save and key and (cache.misses or len(cache) != known or place.problem):
+        place.write_bytes(NAME, cache.dumps(key))
     return index
+
+
+def secret(store_path: Path) -> bytes | None:
+    """The key of the store's cache digest, made once (None: the state directory cannot
+    keep it privately, and no cache is trusted)."""
+    state = AppState(store_path)
+    key = state.read_bytes(KEY, KEY_BYTES)
+    if key is not None and len(key) == KEY_BYTES:
+        return key
+    key = os.urandom(KEY_BYTES)
+    return key if state.write_bytes(KEY, key) else None

@@ -10,7 +10,7 @@ extracted again and the rest are read.
 
 The bytes (``dumps``/``loads``) are::
 
-    MAGIC | digest of the rest | header length (8 bytes, little-endian) | header (JSON)
+    MAGIC | keyed digest of the rest | header length (8 bytes, little-endian) | header (JSON)
           | words | bounds
 
 the header naming the format and what the words were made with (``tag()``: the
@@ -19,7 +19,9 @@ fingerprints and the distinct words; ``words`` is every record's words as int32
 numbers into that list, and ``bounds`` three int64 ends per record (mentions,
 search terms, quoted body; a body of -1 is "the same as its mentions").
 
-Nothing read is trusted: bytes that are not exactly this format, made with other
+The digest is keyed (``key``: a secret the caller keeps where only the user can read
+it), so bytes written by anyone without the key, or changed by hand, are refused as
+damage is. Nothing read is trusted: bytes that are not exactly this format, made with other
 rules, or with any count, bound or number out of place give an empty cache (every
 record extracted again). Where the bytes live, and how they are written, is the
 caller's business (no file access here).
@@ -28,6 +30,7 @@ caller's business (no file access here).
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import struct
 import sys
@@ -180,7 +183,7 @@ class WordCache:
 
     # ------------------------------------------------------------ bytes
 
-    def dumps(self) -> bytes:
+    def dumps(self, key: bytes = b"") -> bytes:
         ids = list(self._entries)
         marks: list[str] = []
         table: dict[str, int] = {}
@@ -209,13 +212,14 @@ class WordCache:
             np.asarray(numbers, dtype="<i4").tobytes(),
             np.asarray(bounds, dtype="<i8").tobytes(),
         ))  # fmt: skip
-        return MAGIC + _digest(rest) + rest
+        return MAGIC + _digest(rest, key) + rest
 
     @classmethod
-    def loads(cls, data: bytes) -> WordCache:
-        """The cache these bytes hold, or an empty one if they are anything else."""
+    def loads(cls, data: bytes, key: bytes = b"") -> WordCache:
+        """The cache these bytes hold, or an empty one if they are anything else (or
+        were not written with ``key``)."""
         try:
-            entries = _decode(data)
+            entries = _decode(data, key)
         except (ValueError, TypeError, KeyError, struct.error, UnicodeDecodeError):
             entries = None
         return cls(entries)
@@ -226,15 +230,15 @@ def _texts_words(texts: list[tuple[str, tuple[str, ...]]]) -> list[RecordWords]:
     return [text_words(content, terms) for content, terms in texts]
 
 
-def _digest(body: bytes | memoryview) -> bytes:
-    return hashlib.blake2b(body, digest_size=_DIGEST).digest()
+def _digest(body: bytes | memoryview, key: bytes = b"") -> bytes:
+    return hashlib.blake2b(body, digest_size=_DIGEST, key=key[:64]).digest()
 
 
-def _decode(data: bytes) -> dict[str, tuple[str, RecordWords]] | None:
+def _decode(data: bytes, key: bytes = b"") -> dict[str, tuple[str, RecordWords]] | None:
     if not data.startswith(MAGIC):
         return None
     start = len(MAGIC) + _DIGEST
-    if data[len(MAGIC) : start] != _digest(memoryview(data)[start:]):
+    if not hmac.compare_digest(data[len(MAGIC) : start], _digest(memoryview(data)[start:], key)):
         return None  # damaged (or cut short) since it was written
     (size,) = _LEN.unpack_from(data, start)
     start += _LEN.size

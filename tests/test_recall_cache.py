@@ -47,6 +47,15 @@ def answers(index: RecallIndex) -> list[object]:
     ]
 
 
+def key_of(store: Path) -> bytes:
+    """The key of the store's cache digest (made once, in its state directory)."""
+    from memevo_tui.recallcache import secret
+
+    key = secret(store)
+    assert key is not None
+    return key
+
+
 def cache_file(store: Path) -> Path:
     found = list((cache_home() / "memevo-tui" / "stores").glob(f"*/{NAME}"))
     assert len(found) == 1, found
@@ -60,7 +69,7 @@ async def test_an_index_from_cached_words_answers_as_one_extracted_afresh(
     fresh = answers(RecallIndex(memories))
     assert answers(indexed(realistic, memories)) == fresh  # the first: extracts, writes
     written = cache_file(realistic)
-    cache = WordCache.loads(written.read_bytes())
+    cache = WordCache.loads(written.read_bytes(), key_of(realistic))
     assert len(cache) == len(memories)
     index = RecallIndex(memories, cache)  # the next process: reads every record's words
     assert (cache.hits, cache.misses) == (len(memories), 0)
@@ -74,12 +83,12 @@ async def test_a_record_whose_text_changed_is_extracted_again(realistic: Path) -
     first = cache_file(realistic).read_bytes()
     changed = replace(memories[0], content="Deploys go through the canary cluster first")
     now = [changed, *memories[2:]]  # one changed, one gone
-    cache = WordCache.loads(first)
+    cache = WordCache.loads(first, key_of(realistic))
     assert cache(changed) == record_words(changed) != record_words(memories[0])
     assert cache(memories[1]) == record_words(memories[1])
     assert (cache.hits, cache.misses) == (1, 1)
     assert answers(indexed(realistic, now)) == answers(RecallIndex(now))
-    again = WordCache.loads(cache_file(realistic).read_bytes())
+    again = WordCache.loads(cache_file(realistic).read_bytes(), key_of(realistic))
     assert len(again) == len(now)  # the one gone is gone from the cache too
     RecallIndex(now, again)
     assert (again.hits, again.misses) == (len(now), 0)
@@ -95,7 +104,7 @@ async def test_a_first_build_extracts_in_worker_processes_and_keeps_the_words(
     assert told and told[-1] == (len(memories), len(memories))
     assert [d for d, _ in told] == sorted(d for d, _ in told)
     assert answers(index) == answers(RecallIndex(memories))
-    cache = WordCache.loads(cache_file(realistic).read_bytes())  # written for next time
+    cache = WordCache.loads(cache_file(realistic).read_bytes(), key_of(realistic))  # for next time
     assert len(cache) == len(memories)
     assert cache.fill(memories, 2) == 0  # nothing left to extract
 
@@ -171,3 +180,90 @@ def test_cli_search_keeps_the_words_and_answers_the_same_from_them(
     demo = cli("search", "postgres", "--demo", "--json", env=env)
     assert demo.returncode == 0, demo.stderr
     assert len(list((tmp_path / "cli-cache").rglob(NAME))) == 1  # the demo leaves none
+
+
+async def test_a_forged_cache_is_refused_without_the_key(realistic: Path) -> None:
+    """Anyone who can write the file but cannot read the key: adding a word to one
+    record's cached words must not make recall return it for that word."""
+    from memevo_tui.recallcache import secret
+
+    memories = await memories_of(realistic)
+    indexed(realistic, memories)
+    path = cache_file(realistic)
+    key = secret(realistic)
+    assert key is not None and len(WordCache.loads(path.read_bytes(), key)) == len(memories)
+    assert len(WordCache.loads(path.read_bytes())) == 0  # the digest is keyed
+    victim = memories[5]
+    assert not indexed(realistic, memories).recall("zebrafish", limit=5).memories
+    forged = WordCache.loads(path.read_bytes(), key)
+    mark, (mentions, alias, body) = forged._entries[victim.id]
+    forged._entries[victim.id] = (mark, ((*mentions, "zebrafish"), alias, body))
+    for wrong_key in (b"", b"x" * 32):
+        path.write_bytes(forged.dumps(wrong_key))
+        warned: list[str] = []
+        found = indexed(realistic, memories, warn=warned.append).recall("zebrafish", limit=5)
+        assert [m.id for m in found.memories] == []
+    assert len(WordCache.loads(path.read_bytes(), key)) == len(memories)  # written again
+
+
+@pytest.mark.parametrize("how", ["mode-0666", "other-owner"])
+async def test_a_cache_others_could_write_is_ignored_with_a_warning(
+    realistic: Path, how: str
+) -> None:
+    from memevo_tui.recallcache import secret
+
+    memories = await memories_of(realistic)
+    indexed(realistic, memories)
+    path = cache_file(realistic)
+    key = secret(realistic)
+    assert key is not None
+    forged = WordCache.loads(path.read_bytes(), key)  # written with the real key
+    mark, (mentions, alias, body) = forged._entries[memories[5].id]
+    forged._entries[memories[5].id] = (mark, ((*mentions, "zebrafish"), alias, body))
+    path.write_bytes(forged.dumps(key))
+    os.chmod(path.parent, 0o777)
+    if how == "mode-0666":
+        os.chmod(path, 0o666)
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("only root can give a file to another user")
+        os.chown(path, 12345, 12345)
+    warned: list[str] = []
+    found = indexed(realistic, memories, warn=warned.append).recall("zebrafish", limit=5)
+    assert [m.id for m in found.memories] == []
+    assert len(warned) == 1 and "ignored, and written again" in warned[0], warned
+    st = path.stat()
+    assert (st.st_uid, stat.S_IMODE(st.st_mode)) == (os.geteuid(), 0o600)
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+async def test_a_cache_root_others_can_write_is_not_used(
+    realistic: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    memories = await memories_of(realistic)
+    shared = tmp_path / "shared-cache"
+    shared.mkdir(mode=0o777)
+    os.chmod(shared, 0o777)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
+    warned: list[str] = []
+    index = indexed(realistic, memories, warn=warned.append)
+    assert answers(index) == answers(RecallIndex(memories))
+    assert len(warned) == 1 and "is writable by others" in warned[0], warned
+    assert list(shared.iterdir()) == []
+
+
+def test_the_state_directory_trusts_only_files_the_user_alone_could_write(
+    realistic: Path, tmp_path: Path
+) -> None:
+    from memevo_tui.appstate import AppState, Visit
+
+    state = AppState(realistic, root=tmp_path / "state-root")
+    assert state.save_visit(Visit(7, 1.0)) and state.visit() == Visit(7, 1.0)
+    visit = state.dir / "visit.json"
+    os.chmod(visit, 0o666)
+    assert state.visit() is None
+    assert state.problem is not None and "is writable by others" in state.problem
+    os.chmod(visit, 0o600)
+    assert state.visit() == Visit(7, 1.0)
+    os.chmod(tmp_path / "state-root", 0o777)  # the root itself open to others: not used
+    assert state.visit() is None and "is writable by others" in (state.problem or "")

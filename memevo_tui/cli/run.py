@@ -164,7 +164,12 @@ def _index(store: MemoryStore, args: argparse.Namespace, memories: Sequence[Memo
                   f"once (kept for next time): {done * 100 // total}%", end=end,
                   file=sys.stderr, flush=True)  # fmt: skip
 
-    return indexed(path, memories, save=store.as_of is None, workers=cores(), progress=progress)
+    def warn(line: str) -> None:
+        print(f"memevo-tui: {one_line(line)}", file=sys.stderr, flush=True)
+
+    return indexed(
+        path, memories, save=store.as_of is None, workers=cores(), progress=progress, warn=warn
+    )
 
 
 async def _history(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
