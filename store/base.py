@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Self
+from urllib.parse import quote
 
 import aiosqlite
 
@@ -72,14 +74,43 @@ class StoreBase:
             raise Replaced(f"{problem}: {done}")
 
     async def close(self) -> None:
+        """Close the connection. When the log's shared index (``-shm``) at the path is
+        not the one it opened, it closes without a checkpoint: pi commits through the new
+        index, unseen here, and this connection's checkpoint would throw those commits
+        away; the next connection recovers them from the log."""
+        index_changed = self.identity is not None and self.identity.index_problem() is not None
+        guard = self._no_checkpoint() if index_changed else None
         try:
             await self._db.close()
         except (sqlite3.Error, OSError, ValueError):
             pass  # nothing is pending: every write committed or rolled back already
         finally:
+            if guard is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    guard.close()
             if self._on_close is not None:
                 self._on_close()
                 self._on_close = None
+
+    def _no_checkpoint(self) -> sqlite3.Connection | None:
+        """A read-only connection of this process holding a read lock on the store while
+        the main one closes. SQLite checkpoints on close only when it can lock the file
+        exclusively (the last connection): the guard's lock prevents that, and the guard,
+        read-only, can take no write lock when it closes after it. Nothing is copied from
+        the log into the file, and the log is left for the next connection to recover."""
+        try:
+            uri = f"file:{quote(str(self.path))}?mode=ro"
+            guard = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5)
+            try:
+                guard.execute("SELECT count(*) FROM sqlite_master").fetchall()
+                guard.execute("BEGIN")  # a read transaction: its lock held until closed
+                guard.execute("SELECT count(*) FROM sqlite_master").fetchall()
+            except sqlite3.Error:
+                guard.close()
+                return None
+        except sqlite3.Error:
+            return None
+        return guard
 
     async def __aenter__(self) -> Self:
         return self
