@@ -291,3 +291,37 @@ async def test_a_search_prints_a_record_pi_changed_after_the_load_as_it_is_now(
         "memevo-tui: 1 record(s) changed while this ran: printed as they are now, "
         "or left out if gone\n"
     )
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "device", "directory"])
+def test_export_force_replaces_only_a_regular_file(
+    realistic: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    import stat as st
+
+    target = tmp_path / f"out-{kind}.jsonl"
+    aimed = tmp_path / "precious.txt"
+    aimed.write_text("keep me\n")
+    if kind == "symlink":
+        target.symlink_to(aimed)
+    elif kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "directory":
+        target.mkdir()
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("only root makes a device node")
+        os.mknod(target, 0o600 | st.S_IFCHR, os.makedev(1, 3))  # as /dev/null
+    before = os.lstat(target)
+    code = main(["export", "--db", str(realistic), "-o", str(target), "--force"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "an export writes only to a regular file or a new path" in err
+    after = os.lstat(target)
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
+    assert aimed.read_text() == "keep me\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".part")] == []
+    regular = tmp_path / "regular.jsonl"
+    regular.write_text("old\n")
+    assert main(["export", "--db", str(realistic), "-o", str(regular), "--force"]) == 0
+    assert regular.read_text() != "old\n"

@@ -16,7 +16,7 @@ from store.past import UNLOGGED_JSON, diff
 from store.recall import TOOL_QUERY_MAX, Purpose, digest
 from store.status import status as status_report
 
-from ..export import BadExport, ExportRequest, atomic_file, export, format_for
+from ..export import BadExport, ExportRequest, NotARegularFile, atomic_file, export, format_for
 from ..text import one_line
 from ..verbs import CLI_VERBS, Target, named
 from ..view import HIDDEN_STATUSES, matches, parse_filter
@@ -227,6 +227,8 @@ async def _export(store: MemoryStore, args: argparse.Namespace, o: Output) -> in
             try:
                 with atomic_file(path, replace=args.force) as handle:
                     result = await export(store, request, handle)
+            except NotARegularFile as exc:
+                raise CannotRun(f"{path}: {exc.strerror}") from None
             except FileExistsError:
                 raise CannotRun(f"{path} already exists; --force replaces it") from None
             except OSError as exc:
