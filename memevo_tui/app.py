@@ -14,7 +14,7 @@ import signal
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import events, work
 from textual.app import App
@@ -157,6 +157,14 @@ class MemevoApp(App[None]):
             if sig is not None:
                 with contextlib.suppress(NotImplementedError):  # Windows: no such handlers
                     loop.add_signal_handler(sig, partial(self._on_signal, sig))
+
+    def exit(self, *args: Any, **kwargs: Any) -> None:
+        """Leave (q, a signal, a lost terminal): an editor still running (e) is ended
+        first, so that nobody waits for a person who has gone."""
+        from .screens.correct import end_editors
+
+        end_editors()
+        super().exit(*args, **kwargs)
 
     def _on_signal(self, sig: int) -> None:
         hang_up = getattr(driver_of(self), "hang_up", None)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import shlex
-import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -84,35 +85,76 @@ class CorrectScreen(Dialog[str | None]):
         self.dismiss(None)
 
 
-def run_editor(app: App[Any], editor: str, text: str) -> str | None:
+EDITOR_GRACE = 2.0
+"""Seconds an editor is given to end after SIGTERM before it is killed."""
+
+_EDITORS: set[asyncio.subprocess.Process] = set()
+"""The editors running now (one at most): a signal or a lost terminal ends them."""
+
+
+def end_editors() -> None:
+    """End every editor this process runs (SIGTERM, then SIGKILL after
+    ``EDITOR_GRACE``): the app is leaving, and must not wait for a person who has gone.
+    Safe from a signal handler's callback; what is left is ended as the app leaves."""
+    for proc in list(_EDITORS):
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.terminate()
+
+
+async def _wait_or_kill(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        proc.terminate()
+    try:
+        await asyncio.wait_for(proc.wait(), EDITOR_GRACE)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await proc.wait()
+
+
+async def run_editor(app: App[Any], editor: str, text: str) -> str | None:
     """``text`` as the user left it in ``editor``, or None (a toast says why).
 
-    The app is suspended while the editor runs, so it has the terminal to itself;
-    headless (tests) there is no terminal to hand over, and it simply runs.
+    The app is suspended while the editor runs, so it has the terminal to itself, and
+    draws nothing (a batch of updates held until it is back); headless (tests) there is
+    no terminal to hand over, and it simply runs. The editor is awaited, never blocked
+    on: SIGTERM, SIGHUP and a lost terminal are heard meanwhile, and end it
+    (``end_editors``), and an app that leaves while it runs ends it too.
     """
     with tempfile.TemporaryDirectory(prefix="memevo-edit-") as tmp:
         path = Path(tmp) / "memory.txt"
         path.write_text(text + "\n", encoding="utf-8")
         command = [*shlex.split(editor), str(path)]
         try:
-            if app.is_headless:
-                done = subprocess.run(command, check=False)
-            else:
-                with app.suspend():
-                    done = subprocess.run(command, check=False)
+            with contextlib.ExitStack() as stack:
+                if not app.is_headless:
+                    stack.enter_context(app.batch_update())
+                    stack.enter_context(app.suspend())
+                proc = await asyncio.create_subprocess_exec(*command)
+                _EDITORS.add(proc)
+                try:
+                    returncode = await proc.wait()
+                finally:
+                    _EDITORS.discard(proc)
+                    await asyncio.shield(_wait_or_kill(proc))
         except (OSError, ValueError, SuspendNotSupported) as exc:
-            app.notify(f"Could not run the editor {editor!r}: {exc}", severity="error")
+            app.notify(f"Could not run the editor {editor!r}: {exc}", severity="error",
+                       markup=False)  # fmt: skip
             return None
-        if done.returncode != 0:
+        if returncode != 0:
             app.notify(
-                f"The editor exited with status {done.returncode}: nothing written",
+                f"The editor exited with status {returncode}: nothing written",
                 severity="warning",
             )
             return None
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            app.notify(f"Could not read what the editor saved: {exc}", severity="error")
+            app.notify(f"Could not read what the editor saved: {exc}", severity="error",
+                       markup=False)  # fmt: skip
             return None
 
 
@@ -123,6 +165,10 @@ def edit_correction(
     else (and in a browser) in ``CorrectScreen``. ``done`` gets the text, or None."""
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
     if editor and not app.is_web:
-        done(run_editor(app, editor, text))
+
+        async def edit() -> None:
+            done(await run_editor(app, editor, text))
+
+        app.run_worker(edit(), group="editor", exclusive=True, exit_on_error=False)
     else:
         app.push_screen(CorrectScreen(memory_id, text), done)
