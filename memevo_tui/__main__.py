@@ -9,7 +9,7 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from store import (
     CannotOpen,
@@ -143,11 +143,35 @@ def _run_verb(open_store: Callable[[], Awaitable[MemoryStore]], args: argparse.N
     a write to one of their own pipes or sockets that closed while they shut down
     (asyncio's self-pipe, which a signal's wake-up writes to) must not kill them."""
     previous = signal.signal(signal.SIGPIPE, signal.SIG_DFL) if hasattr(signal, "SIGPIPE") else None
+    ended: dict[int, Any] = {}
+    for name in ("SIGTERM", "SIGHUP"):  # ended as Ctrl+C ends it: what it started ends too
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            ended[sig] = signal.signal(sig, _leave)
     try:
         return execute(open_store, args)
+    except KeyboardInterrupt:  # Ctrl+C: silently, as the shell expects (128 + SIGINT)
+        return 128 + signal.SIGINT
+    except Leaving as exc:
+        return 128 + exc.signum
     finally:
         if previous is not None:
             signal.signal(signal.SIGPIPE, previous)
+        for sig, handler in ended.items():
+            signal.signal(sig, handler)
+
+
+class Leaving(BaseException):
+    """SIGTERM or SIGHUP to a CLI verb: raised where it runs, so that every block it is
+    in closes (a worker pool's terminates its workers) before it exits, silently."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _leave(signum: int, _frame: object) -> None:
+    raise Leaving(signum)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,6 +7,8 @@ before the full-screen UI starts; so is a session without a terminal.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import sys
 from pathlib import Path
 
@@ -90,5 +92,21 @@ def run_app(
             return 1
         print(report)
         return 0
-    app.run()
+    if served:  # a tab's dashboard ends with its server, even one killed with -9
+        from store.lifeline import die_with_parent
+
+        die_with_parent(signal.SIGTERM)
+    try:
+        app.run()
+    finally:
+        _close_left_open(app)
     return app.return_code or 0
+
+
+def _close_left_open(app: MemevoApp) -> None:
+    """The store, if the app left without closing it (its unmount never ran: a tab whose
+    server died, say). Its connection's thread would otherwise keep the process alive."""
+    if app.state.store is None:
+        return
+    with contextlib.suppress(Exception):
+        asyncio.run(asyncio.wait_for(app.state.close(), 5))

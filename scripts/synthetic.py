@@ -16,7 +16,7 @@ WORDS = (
     "pnpm vite docker compose grafana loki retention backup restore token rotation "
     "migration schema index shard replica latency budget alert pager runbook"
 ).split()
-NOW_MS = 1_793_620_800_000  # 2026-11-01T12:00:00.000Z
+NOW_MS = 1_793_534_400_000  # 2026-11-01T12:00:00.000Z
 
 
 TAIL = (

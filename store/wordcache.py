@@ -29,21 +29,27 @@ caller's business (no file access here).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
+import os
+import signal
 import struct
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from .features import ICU_AVAILABLE
 from .index import RecordWords, record_words, text_words
+from .lifeline import die_with_parent
 from .model import Memory
+
+_T = TypeVar("_T")
 
 MAGIC = b"memevo-words\x00v1\n"
 FORMAT = 1
@@ -153,16 +159,18 @@ class WordCache:
         if workers < 2 or len(missing) < POOL_MIN:
             return 0
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
 
         size = max(500, len(missing) // (workers * 8))
         parts = [missing[i : i + size] for i in range(0, len(missing), size)]
         done = 0
-        # spawn: a fresh interpreter per worker, never a fork of this process's threads
+        # spawn: a fresh interpreter per worker, never a fork of this process's threads.
+        # A pool, not an executor: leaving its block for any reason (a signal turned into
+        # an exception, a Ctrl+C) terminates the workers at once rather than waiting for
+        # their work; and each worker ends with this process should it die first.
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with _started_whole(lambda: context.Pool(workers, initializer=die_with_parent)) as pool:
             texts = [[(m.content, m.search_terms) for m, _ in part] for part in parts]
-            for part, found in zip(parts, pool.map(_texts_words, texts), strict=True):
+            for part, found in zip(parts, pool.imap(_texts_words, texts), strict=True):
                 for (m, mark), (mentions, alias, body) in zip(part, found, strict=True):
                     entries[m.id] = (mark, (
                         tuple(map(sys.intern, mentions)), tuple(map(sys.intern, alias)),
@@ -223,6 +231,33 @@ class WordCache:
         except (ValueError, TypeError, KeyError, struct.error, UnicodeDecodeError):
             entries = None
         return cls(entries)
+
+
+_HELD = {getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, n)}
+
+
+def _started_whole(start: Callable[[], _T]) -> _T:
+    """``start()`` with SIGTERM, SIGHUP and SIGINT held until it returns, and with the
+    processes it starts writing nothing to the terminal (their standard error is the
+    null device: a worker's failure reaches this process as the exception of its part).
+    A pool cut short as it starts, or while this process leaves, must not print a
+    worker's traceback over the user's shell. A signal held is taken once it returns."""
+    held = hasattr(signal, "pthread_sigmask")
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD) if held else set()
+    saved = -1
+    try:
+        with contextlib.suppress(OSError):
+            saved = os.dup(2)
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 2)
+            os.close(null)
+        return start()
+    finally:
+        if saved >= 0:
+            os.dup2(saved, 2)
+            os.close(saved)
+        if held:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _texts_words(texts: list[tuple[str, tuple[str, ...]]]) -> list[RecordWords]:

@@ -522,3 +522,20 @@ async def test_in_a_browser_tab_the_timeline_draws_and_enter_turns_the_dial(
                 await browser.close()
         code, err = served.stop()
     assert code == 0, err
+
+
+async def test_a_tab_s_dashboard_ends_when_its_server_is_killed(realistic: Path) -> None:
+    """kill -9 of serve: no chance to stop its tabs, which must notice and end."""
+    import aiohttp
+
+    with serving("--db", str(realistic)) as served:
+        base, token = served.url.split("/?token=")
+        ws_url = base.replace("http://", "ws://") + f"/ws/{token}?width=100&height=30"
+        async with aiohttp.ClientSession() as session:
+            ws, drawn = await open_tab(ws_url, session)
+            assert "shown of" in drawn
+            assert len(tab_processes(str(realistic))) == 1
+            served.process.kill()
+            served.process.wait()
+            await until_gone(str(realistic))
+            await ws.close()
