@@ -13,6 +13,11 @@ from store._js import iso, parse_ms
 DAY_MS = 86_400_000
 UNITS = {"h": DAY_MS / 24, "d": DAY_MS, "w": 7 * DAY_MS, "mo": 30.44 * DAY_MS, "y": 365.25 * DAY_MS}
 OFFSET = re.compile(r"^([+-])\s*(\d+(?:\.\d+)?)\s*(h|d|w|mo|y)$", re.ASCII | re.IGNORECASE)
+FIRST_MS = -62_135_596_800_000.0
+"""0001-01-01T00:00:00.000Z: the first moment a date is written for (four-digit years)."""
+LAST_MS = 253_402_300_799_999.0
+"""9999-12-31T23:59:59.999Z: the last."""
+RANGE = "0001-01-01 and 9999-12-31"
 HELP = "a date (2026-12-15), an instant (2026-12-15T09:30:00Z) or an offset (+30d, -1w, +12h)"
 
 
@@ -31,10 +36,14 @@ def parse_moment(text: str, now_ms: float) -> float | None:
     if match:
         sign, amount, unit = match.groups()
         delta = float(amount) * UNITS[unit.lower()]
-        return now_ms + (delta if sign == "+" else -delta)
-    ms = parse_ms(value)
-    if ms is None:
-        raise BadMoment(f"{value!r} is not a moment: give {HELP}")
+        ms = now_ms + (delta if sign == "+" else -delta)
+    else:
+        found = parse_ms(value)
+        if found is None:
+            raise BadMoment(f"{value!r} is not a moment: give {HELP}")
+        ms = found
+    if not FIRST_MS <= ms <= LAST_MS:  # inf and nan too
+        raise BadMoment(f"{value!r} is out of range: a moment is between {RANGE}")
     return ms
 
 

@@ -553,3 +553,31 @@ def test_status_as_of_counts_the_model_calls_of_then_and_marks_the_queue_as_now(
     assert "(as now); SQLite ok" in out.splitlines()[0]
     code, out, _ = run(capsys, "status", "--db", str(realistic))
     assert "Shared calls/hour=3/20; last24h=31;" in out and "(as now)" not in out
+
+
+@pytest.mark.parametrize(
+    "offset", ["+9999999d", "-999999999999999999999d", "+9999999999999999999999999999999y"]
+)
+def test_an_out_of_range_moment_is_one_line(
+    realistic: Path, capsys: pytest.CaptureFixture[str], offset: str
+) -> None:
+    for argv in (["list", "--as-of", offset], ["show", "a100f0dec266627497b0e637", "--as-of",
+                 offset], ["diff", offset]):  # fmt: skip
+        code, out, err = run(capsys, *argv, "--db", str(realistic))
+        assert (code, out) == (2, ""), (argv, err)
+        assert err.count("\n") == 1 and "out of range" in err and "Traceback" not in err
+
+
+async def test_the_dial_and_the_diff_refuse_an_out_of_range_moment_and_live_on(
+    realistic: Path,
+) -> None:
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("t", *"+9999999d", "enter")
+        await until(pilot, lambda: any("out of range" in n.message for n in app._notifications),
+                    "the dial's refusal")  # fmt: skip
+        await pilot.press("D", *"-99999999999999d", "enter")
+        await until(pilot, lambda: sum("out of range" in n.message for n in app._notifications)
+                    == 2, "the diff's refusal")  # fmt: skip
+        assert app.is_running and app.state.as_of is None

@@ -214,7 +214,7 @@ class Dashboard(Screen[None]):
             try:
                 when = parse_moment(text if text.strip() else "now", state.clock())
             except BadMoment as exc:
-                self.notify(str(exc), title="Time dial", severity="error")
+                self.notify(str(exc), title="Time dial", severity="error", markup=False)
                 return
             if when is not None and when < state.clock():
                 self.run_worker(self._dial_past(when), group="dial", exclusive=True)
@@ -288,7 +288,7 @@ class Dashboard(Screen[None]):
                     raise BadMoment("Give one or two moments: FROM [TO]")
                 ends = [parse_moment(w, clock) for w in words]
             except BadMoment as exc:
-                self.notify(str(exc), title="Diff", severity="error")
+                self.notify(str(exc), title="Diff", severity="error", markup=False)
                 return
             start = clock if ends[0] is None else ends[0]
             end = ends[1] if len(ends) == 2 else None
