@@ -216,11 +216,34 @@ def bound_port(runner: web.AppRunner, fallback: int) -> int:
     return fallback
 
 
+_REFUSALS = {
+    "LineTooLong": "a request line or header over 8 KB",
+    "BadStatusLine": "not an HTTP request line",
+    "BadHttpMessage": "a malformed request",
+}
+
+
+def one_line_refusals(record: logging.LogRecord) -> bool:
+    """A request the HTTP parser refused (a URL over 8 KB, a malformed header): one
+    line saying so, not aiohttp's traceback. Anything else is logged as it is."""
+    from aiohttp.http_exceptions import HttpProcessingError
+
+    exc = record.exc_info[1] if record.exc_info else None
+    if isinstance(exc, HttpProcessingError):
+        record.msg = "refused a request it could not read (HTTP %s: %s)"
+        record.args = (exc.code, _REFUSALS.get(type(exc).__name__, type(exc).__name__))
+        record.exc_info = None
+        record.exc_text = None
+    return True
+
+
 def serve_forever(request: ServeRequest) -> int:
     """Serve until Ctrl+C (or SIGTERM, SIGHUP); the exit code."""
     logging.basicConfig(
         level=logging.WARNING, format="memevo-tui serve: %(message)s", stream=sys.stderr
     )
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(one_line_refusals)
     try:
         return asyncio.run(run_server(request))
     except KeyboardInterrupt:  # a second Ctrl+C while stopping

@@ -69,8 +69,9 @@ class Reads(StoreBase):
         async with self._reading() as db:
             rows = list(await (await db.execute("PRAGMA quick_check(1)")).fetchall())
         verdict = str(rows[0][0]) if rows else "no answer"
-        if verdict != "ok":
-            raise corrupt(self.path, f"SQLite's quick check: {verdict}")
+        if verdict != "ok":  # SQLite's verdict may run over lines: one line, always
+            said = " ".join(part.strip() for part in verdict.splitlines() if part.strip())
+            raise corrupt(self.path, f"SQLite's quick check: {said}")
 
     async def past(self) -> Past | None:
         """The records as of ``as_of``, replayed from the event log (None: not set).

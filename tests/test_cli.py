@@ -325,3 +325,25 @@ def test_export_force_replaces_only_a_regular_file(
     regular.write_text("old\n")
     assert main(["export", "--db", str(realistic), "-o", str(regular), "--force"]) == 0
     assert regular.read_text() != "old\n"
+
+
+def test_a_limit_beyond_any_count_means_all(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["history", "--db", str(realistic), "--limit", str(10**23)])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == "", err
+    assert len(out.splitlines()) == 246  # every event
+
+
+def test_a_damaged_page_is_reported_on_one_line(realistic: Path) -> None:
+    with open(realistic, "r+b") as f:  # a run of pages overwritten
+        f.seek(300_000)
+        f.write(b"\xff" * 20_000)
+    result = subprocess.run(
+        [sys.executable, "-m", "memevo_tui", "--db", str(realistic), "--smoke"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "is corrupt (SQLite's quick check: " in result.stderr

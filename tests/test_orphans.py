@@ -44,7 +44,9 @@ def wait_for(condition: object, seconds: float) -> bool:
     return bool(condition())  # type: ignore[operator]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["sigterm", "sighup"])
+@pytest.mark.parametrize(
+    "sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=["sigterm", "sighup", "ctrl-c"]
+)
 def test_a_signal_to_search_while_it_reads_words_in_workers_leaves_nothing_behind(
     tmp_path: Path, sig: signal.Signals
 ) -> None:

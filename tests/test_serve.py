@@ -539,3 +539,23 @@ async def test_a_tab_s_dashboard_ends_when_its_server_is_killed(realistic: Path)
             served.process.wait()
             await until_gone(str(realistic))
             await ws.close()
+
+
+def test_a_url_over_8_kb_and_a_bracketed_ipv6_host_are_one_line_each() -> None:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback on this machine")
+    with serving("--demo", "--host", "[::1]") as served:
+        assert "http://[::1]:" in served.url
+        status, _ = get(served.url.split("/?token=")[0] + "/" + "a" * 9000)
+        assert status == 400
+        code, err = served.stop()
+    assert code == 0 and "Traceback" not in err, err
+    assert err.splitlines()[0] == (
+        "memevo-tui serve: refused a request it could not read "
+        "(HTTP 400: a request line or header over 8 KB)"
+    )
+    result = subprocess.run(serve_argv("--max-tabs", "-3"), capture_output=True, text=True)
+    assert "must be 1 or more, not -3" in result.stderr

@@ -19,21 +19,37 @@ FILTER_HELP = (
 )
 
 
-def _limit(text: str) -> int:
+COUNT_MAX = 2**53 - 1
+"""The largest count taken (JavaScript's largest safe integer): a bigger one means "all",
+and is taken as this (SQLite's integers stop at 2**63 - 1)."""
+
+
+def _whole(text: str, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be {least} or more, not {value}")
+    return min(value, COUNT_MAX)
+
+
+def _host(text: str) -> str:
+    """An address as typed, an IPv6 one perhaps in brackets as in a URL (``[::1]``)."""
+    host = text.strip()
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not host or any(c in host for c in "[]/ "):
+        raise argparse.ArgumentTypeError(f"not a host name or address: {text!r}")
+    return host
+
+
+def _limit(text: str) -> int:
+    return _whole(text, 0)
 
 
 def _tabs(text: str) -> int:
-    value = _limit(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("at least 1 tab")
-    return value
+    return _whole(text, 1)
 
 
 def _port(text: str) -> int:
@@ -152,6 +168,7 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
     )
     p.add_argument(
         "--host",
+        type=_host,
         default="127.0.0.1",
         help="address to listen on (default 127.0.0.1; others need --expose)",
     )
