@@ -20,6 +20,7 @@ import secrets
 import signal
 import sys
 from asyncio.subprocess import Process
+from pathlib import Path
 
 import aiohttp_jinja2
 import jinja2
@@ -41,6 +42,12 @@ FORBIDDEN = (
     "This memevo-tui server opens only with the link it printed when it started "
     "(the link carries the run's token).\n"
 )
+
+
+WEB_LINKS_LOAD = "this.terminal.loadAddon(this.weblinksAddon),"
+"""Where textual-serve's script turns a URL on screen into a live link (taken out)."""
+INERT_LINKS = "<script>window.open=function(){return null};</script>"
+"""And should a script still try to open one (another textual-serve), nothing opens."""
 
 
 class TabProcess(AppService):
@@ -96,6 +103,7 @@ class DashboardServer(Server):
         self.tabs: set[TabProcess] = set()
         self.open_tabs = 0
         """Websockets being served a dashboard (counted before the first await)."""
+        self._script: str | None = None
 
     def authorised(self, given: str) -> bool:
         return secrets.compare_digest(given.encode(), self.request.token.encode())
@@ -110,6 +118,7 @@ class DashboardServer(Server):
                 web.get("/ws/{token}", self.handle_websocket, name="websocket"),
                 # Download keys are random and only ever sent down an authorised websocket.
                 web.get("/download/{key}", self.handle_download, name="download"),
+                web.get("/static/js/textual.js", self.handle_script, name="script"),
                 web.static("/static", self.statics_path, name="static"),
             ]
         )
@@ -133,9 +142,20 @@ class DashboardServer(Server):
             "application": {"name": self.title},
         }
         response = aiohttp_jinja2.render_template("app_index.html", request, context)
+        if response.text is not None:  # store text's URLs are never live links
+            response.text = response.text.replace("<head>", f"<head>{INERT_LINKS}", 1)
         response.headers["Cache-Control"] = "no-store"
         response.headers["Referrer-Policy"] = "no-referrer"
         return response
+
+    async def handle_script(self, request: web.Request) -> web.StreamResponse:
+        """textual-serve's terminal script without its web-links add-on: a URL in a
+        memory's text is shown, never underlined on hover nor opened by a click."""
+        if self._script is None:
+            source = (Path(self.statics_path) / "js" / "textual.js").read_text(encoding="utf-8")
+            self._script = source.replace(WEB_LINKS_LOAD, "")
+        return web.Response(text=self._script, content_type="application/javascript",
+                            headers={"Cache-Control": "no-store"})  # fmt: skip
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         if not self.authorised(request.match_info["token"]) or not same_origin(request):

@@ -559,3 +559,15 @@ def test_a_url_over_8_kb_and_a_bracketed_ipv6_host_are_one_line_each() -> None:
     )
     result = subprocess.run(serve_argv("--max-tabs", "-3"), capture_output=True, text=True)
     assert "must be 1 or more, not -3" in result.stderr
+
+
+def test_a_served_page_never_makes_a_url_a_live_link() -> None:
+    with serving("--demo") as served:
+        status, page = get(served.url)
+        assert status == 200 and "<script>window.open=function(){return null};</script>" in page
+        base = served.url.split("/?token=")[0]
+        status, script = get(base + "/static/js/textual.js")
+        assert status == 200 and "WebLinksAddon" in script  # textual-serve's own script
+        assert "loadAddon(this.weblinksAddon)" not in script  # without its links
+        assert "loadAddon(this.fitAddon)" in script
+        served.stop()
