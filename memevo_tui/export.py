@@ -246,18 +246,16 @@ def _jsonl(
         }
     )
     events: set[str] = set()
-    sources = 0
+    sources: set[str] = set()
     for (row_id, scope, hash_, raw), m in chosen.records:
-        line: dict[str, Any] = {
+        head: dict[str, Any] = {
             "type": "memory",
             "id": row_id,
             "scope": scope,
             "hash": hash_,
             **_stored(raw),  # the row's text exactly as stored: it restores byte for byte
-            "memory": m.data,
-            "quality": m.quality.as_json(),
-            "state": m.state,
         }
+        line: dict[str, Any] = {"quality": m.quality.as_json(), "state": m.state}
         if history is not None and request.with_events:
             written = history.by_record.get(m.id, [])
             line["events"] = [data for data, _ in written]
@@ -265,8 +263,8 @@ def _jsonl(
             events.update(str(e.get("id")) for e in line["events"])
         if history is not None and request.with_sources:
             line["sources"] = history.sources_for(m)
-            sources += len(line["sources"])
-        emit(line)
+            sources.update(str(s.get("id")) for s in line["sources"])
+        out.write(_memory_line(head, raw, m.data, line) + "\n")
     for (row_id, scope, hash_, raw), bad in chosen.corrupt:
         emit(
             {
@@ -292,7 +290,29 @@ def _jsonl(
                     "reason": bad.reason,
                 }
             )
-    return ExportResult(len(chosen.records), len(chosen.corrupt), len(events), sources)
+    return ExportResult(len(chosen.records), len(chosen.corrupt), len(events), len(sources))
+
+
+def _memory_line(head: dict[str, Any], raw: Any, parsed: Any, tail: dict[str, Any]) -> str:
+    """A memory's line: ``head``, then ``memory`` as the stored text itself where that
+    text can stand in a line as it is (one line, nothing a terminal would obey), so its
+    numbers keep their spelling (``1E+2``, ``-0``, a long decimal) and a repeated key
+    stays; else as parsed. Then ``tail``."""
+    memory = raw if _splices(raw) else safe_json(parsed)
+    rest = safe_json(tail)
+    return f'{safe_json(head)[:-1]}, "memory": {memory}' + (
+        f", {rest[1:]}" if rest != "{}" else "}"
+    )
+
+
+def _splices(raw: Any) -> bool:
+    return (
+        isinstance(raw, str)
+        and "\n" not in raw
+        and "\r" not in raw
+        and UNSAFE.search(raw) is None
+        and raw.lstrip().startswith("{")
+    )
 
 
 # ------------------------------------------------------------------ Markdown
@@ -387,7 +407,7 @@ def _markdown(
         "so a record can be found again with `memevo-tui show <id>`.\n\n"
     )
     events: set[str] = set()
-    sources = 0
+    sources: set[str] = set()
     for origin, kinds in _group(records):
         w(f"## {md_text(origin)}\n\n")
         for kind, rows in kinds:
@@ -400,7 +420,7 @@ def _markdown(
                     w("".join(_md_event(e) for e in evs))
                 if history is not None and request.with_sources:
                     found = history.sources_for(m)
-                    sources += len(found)
+                    sources.update(str(f.get("id")) for f in found)
                     w("".join(_md_source(s) for s in found))
                 w("\n")
     if chosen.corrupt:
@@ -409,7 +429,7 @@ def _markdown(
         for _, bad in chosen.corrupt:
             w(f"- {md_code(bad.id)}: {md_text(bad.reason)}\n")
         w("\n")
-    return ExportResult(len(records), len(chosen.corrupt), len(events), sources)
+    return ExportResult(len(records), len(chosen.corrupt), len(events), len(sources))
 
 
 def _md_event(e: dict[str, Any]) -> str:

@@ -347,3 +347,32 @@ def test_a_damaged_page_is_reported_on_one_line(realistic: Path) -> None:
     assert result.returncode == 2
     assert len(result.stderr.splitlines()) == 1, result.stderr
     assert "is corrupt (SQLite's quick check: " in result.stderr
+
+
+def test_a_backup_keeps_the_stored_spelling_and_counts_each_source_once(
+    realistic: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    con = sqlite3.connect(realistic)
+    odd = [r[0] for r in con.execute(
+        "SELECT id FROM memories WHERE data LIKE '%\"revision\":1,%' LIMIT 3")]  # fmt: skip
+    con.executemany(
+        "UPDATE memories SET data = replace(data, '\"revision\":1,', '\"revision\":1E0,') "
+        "WHERE id = ?", [(i,) for i in odd])  # fmt: skip
+    con.commit()
+    raw = dict(con.execute("SELECT id, data FROM memories"))
+    con.close()
+    out = tmp_path / "backup.jsonl"
+    assert main(["export", "--db", str(realistic), "-o", str(out), "--with-sources"]) == 0
+    note = capsys.readouterr().err
+    seen: set[str] = set()
+    for line in out.read_text(encoding="utf-8").splitlines():
+        item = json.loads(line)
+        if item["type"] != "memory":
+            continue
+        seen.update(s["id"] for s in item.get("sources", []))
+        assert item["data"] == raw[item["id"]]
+        if item["id"] in odd:  # the stored text itself, numbers as spelt
+            assert f'"memory": {raw[item["id"]]}' in line and '"revision":1E0' in line
+    assert f"{len(seen)} source(s)" in note and len(odd) == 3
