@@ -220,6 +220,8 @@ class PastLog:
     _stamps: dict[str, tuple[list[int], list[object]]] | None = None
     """Per record, the rowids of the events that wrote it and the ``reinforcedAt``
     each wrote (read when first needed)."""
+    _logged: set[str] | None = None
+    """The ids of the records some event names (read when first needed)."""
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     """One walk at a time: two readers (the dial and the last visit's diff, say) share
     the checkpoints and the frontier, which a walk changes as it goes."""
@@ -242,6 +244,18 @@ class PastLog:
                     values.append(stamp)
             self._stamps = stamps
         return self._stamps
+
+    async def _read_logged(self) -> set[str]:
+        """The ids of every record an event up to ``_top`` names (one statement)."""
+        if self._logged is None:
+            rows = await self.store.query(
+                "SELECT DISTINCT json_extract(j.value, '$.id') FROM events e, "
+                "json_each(e.data, '$.after') j WHERE json_valid(e.data) "
+                "AND json_type(e.data, '$.after') = 'array' AND e.rowid <= ?",
+                (self._top,),
+            )
+            self._logged = {r[0] for r in rows if isinstance(r[0], str)}
+        return self._logged
 
     def _stamped_then(
         self, stamps: dict[str, tuple[list[int], list[object]]], record: Memory, boundary: int
@@ -316,7 +330,7 @@ class PastLog:
         if self._now is None or self._top != upto:
             self._now = {r.id: r for r in now}
             self._checkpoints, self._frontier, self._broken = [], {}, None
-            self._stamps = None
+            self._stamps = self._logged = None
             await self._read_moments(upto)
         boundary = self._boundary(when) if boundary is None else min(boundary, upto)
         broken = self._broken
@@ -360,12 +374,14 @@ class PastLog:
         self, now: Sequence[Row], overlay: dict[str, Memory | None], boundary: int, shown: float
     ) -> list[Row]:
         """The records at ``boundary``, in the current rows' order, quality at ``shown``.
-        A record as it is now that was created after ``shown`` was never written by an
-        event the walk undid: the log does not name it, and it did not exist yet."""
+        A record as it is now that was created after ``shown`` and that no event names
+        did not exist yet (one an event names was created by an event the boundary
+        includes, and is kept)."""
         rows: list[Row] = []
         append, take = rows.append, overlay.get
         stamps = self._stamps  # read when a confirmed record first needs them
         shown_iso = iso(shown) if math.isfinite(shown) else ""
+        logged: set[str] | None = None  # read when a row created after the moment asks
         for row in now:
             if not isinstance(row, Memory):
                 append(row)  # corrupt now: what it was cannot be read
@@ -374,7 +390,10 @@ class PastLog:
             if was is _GONE:
                 continue
             if was is row and shown_iso and _created_after(row.created_at, shown_iso, shown):
-                continue
+                if logged is None:
+                    logged = await self._read_logged()
+                if row.id not in logged:
+                    continue
             if was.reinforced_at is not None:
                 if stamps is None:
                     stamps = await self._read_stamps()
