@@ -39,6 +39,7 @@ from .rows import (
 
 if TYPE_CHECKING:  # the past and recall are imported when first asked for
     from .past import Past
+    from .provenance import Provenance
     from .recall import Purpose, Recall
 
 R = TypeVar("R", bound=Memory)
@@ -564,6 +565,35 @@ class Reads(StoreBase):
             rows = await (await db.execute(sql, args)).fetchall()
         p = self.policy
         return [parse_source_row(tuple(r), p.source_calls, p.source_time_ms) for r in rows]
+
+    async def sources_named(self, ids: Sequence[str]) -> dict[str, Source | CorruptRow]:
+        """The source rows with these ids (those that exist), by id."""
+        found: dict[str, Source | CorruptRow] = {}
+        p = self.policy
+        for i in range(0, len(ids), 500):
+            chunk = list(ids[i : i + 500])
+            marks = ",".join("?" * len(chunk))
+            async with self._reading() as db:
+                rows = await (
+                    await db.execute(
+                        f"SELECT {SOURCE_COLUMNS} FROM sources WHERE id IN ({marks})", chunk
+                    )
+                ).fetchall()
+            for r in rows:
+                parsed = parse_source_row(tuple(r), p.source_calls, p.source_time_ms)
+                found[parsed.id] = parsed
+        return found
+
+    async def provenance(self, memory_id: str) -> Provenance:
+        """Where the record came from (``provenance.py``): every source that shaped it,
+        each with the passage of its text that states the claim, and the manual changes.
+        Raises ``Refused`` when no such record exists."""
+        from .provenance import named_sources, provenance
+
+        record = await self.memory(memory_id)
+        events = await self.events(memory_id=record.id, limit=None)
+        rows = await self.sources_named(named_sources(record, events))
+        return provenance(record, events, rows)
 
     async def model_calls(self, source_id: str | None = None) -> list[ModelCall]:
         sql = f"SELECT {MODEL_CALL_COLUMNS} FROM model_calls"

@@ -10,7 +10,8 @@ from ..export import FORMATS
 from ..verbs import CLI_VERBS, FEEDBACK
 
 READ_VERBS = (
-    "list", "show", "search", "recall", "explain", "history", "status", "export", "diff"
+    "list", "show", "source", "search", "recall", "explain", "history", "status", "export",
+    "diff",
 )  # fmt: skip
 WRITE_VERBS = tuple(CLI_VERBS)
 FILTER_HELP = (
@@ -86,6 +87,21 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
     p = verb("show", "one memory with its quality")
     p.add_argument("id")
     as_of(p)
+    p = verb(
+        "source",
+        "where a memory came from: each source that shaped it, its text with the passage "
+        "that states the claim marked, and pi's session around it",
+        "The passage is bold on a terminal and between [[ and ]] when piped; a claim no "
+        "passage covers says so. --json gives each source's id, kind, text, and the "
+        "passage's start and end (UTF-16 code units, as JavaScript counts), coverage and "
+        "section.",
+    )
+    p.add_argument("id")
+    p.add_argument("--context", type=_limit, default=0, metavar="N",
+                   help="N turns of pi's session on each side of the source's entry")  # fmt: skip
+    p.add_argument("--sessions", metavar="DIR",
+                   help="pi's session folder (default: $PI_CODING_AGENT_DIR/sessions, or "
+                        "~/.pi/agent/sessions); read only")  # fmt: skip
     p = verb("search", "search as pi's /memory search does (dormant records included)", piped)
     p.add_argument("query", nargs="+")
     as_of(p)

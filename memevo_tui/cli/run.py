@@ -69,6 +69,10 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
         return EXIT_OK
     if verb == "history":
         return await _history(store, args, o)
+    if verb == "source":
+        from .provenance import run_source
+
+        return await run_source(store, args, o)
     if verb == "diff":
         return await _diff(store, args, o)
     if verb == "status":

@@ -1,0 +1,152 @@
+"""``memevo-tui source ID``: where a memory came from, on a terminal or piped."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from store import MemoryStore, Source
+from store.provenance import NOT_STATED, Passage, Provenance, SourceLink
+from store.sessions import (
+    Entry,
+    SessionUnreadable,
+    find_session,
+    locate,
+    parse_source_id,
+    read_session,
+    sessions_root,
+    turns_around,
+)
+
+from ..text import one_line, visible
+from .output import Output
+
+BOLD, PLAIN = "\x1b[1m", "\x1b[0m"
+OPEN, CLOSE = "[[", "]]"
+
+
+def marked(text: str, passage: Passage | None, tty: bool) -> str:
+    """``text`` made safe to show, the passage bold (a terminal) or in [[ ]] (piped)."""
+    if passage is None:
+        return visible(text, keep_newlines=True)
+    start, end = (BOLD, PLAIN) if tty else (OPEN, CLOSE)
+    return (
+        visible(text[: passage.start], keep_newlines=True)
+        + start
+        + visible(text[passage.start : passage.end], keep_newlines=True)
+        + end
+        + visible(text[passage.end :], keep_newlines=True)
+    )
+
+
+def session_context(link: SourceLink, root: Path, n: int) -> dict[str, Any]:
+    """Where the source sits in pi's session: the file, the entry, ``n`` turns around
+    it; or why that cannot be shown."""
+    ref = parse_source_id(link.source_id)
+    if ref is None:
+        return {"problem": "not taken from a session"}
+    scope = link.source.scope if isinstance(link.source, Source) else ""
+    path = find_session(root, ref.session_id, scope)
+    if path is None:
+        return {"problem": "session file not found: the source's text is above"}
+    try:
+        session = read_session(path)
+    except SessionUnreadable as exc:
+        return {"file": str(path), "problem": f"{exc}: the source's text is above"}
+    entry = locate(session, ref)
+    out: dict[str, Any] = {"file": str(path), "corruptLines": session.corrupt}
+    if entry is None:
+        out["problem"] = "its entry is not in the session file"
+        return out
+    out["entry"] = entry.id
+    before, after = turns_around(session, entry.id, n)
+    out["before"] = [_turn(e) for e in before]
+    out["at"] = _turn(entry)
+    out["after"] = [_turn(e) for e in after]
+    return out
+
+
+def _turn(e: Entry) -> dict[str, Any]:
+    return {"id": e.id, "role": e.role, "timestamp": e.timestamp, "text": e.text}
+
+
+def source_json(p: Provenance, root: Path, n: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": p.record.id, "content": p.record.content,
+                           "grounded": p.grounded, "sources": []}  # fmt: skip
+    for link in p.sources:
+        row = link.source if isinstance(link.source, Source) else None
+        item: dict[str, Any] = {
+            "id": link.source_id,
+            "kind": link.kind,
+            "roles": list(link.roles),
+            "inStore": row is not None,
+            "createdAt": row.created_at if row else None,
+            "state": row.state if row else None,
+            "text": link.text,
+        }
+        passage = link.passage
+        item["passage"] = None if passage is None else {
+            "start": passage.js_start, "end": passage.js_end, "coverage": passage.coverage,
+            "section": passage.section, "grounded": passage.grounded,
+            "matched": list(passage.matched), "missing": list(passage.missing),
+        }  # fmt: skip
+        item["session"] = session_context(link, root, n)
+        out["sources"].append(item)
+    out["manual"] = [{"at": m.at, "reason": m.reason} for m in p.manual]
+    out["inEventLog"] = p.logged
+    return out
+
+
+def print_source(p: Provenance, o: Output, root: Path, n: int) -> None:
+    o.line(f"{one_line(p.record.id)}  {p.record.kind}  " + o.fit(p.record.content, 40))
+    if not p.sources:
+        o.line("  no source: this record names none (imported, or written by hand)")
+    for link in p.sources:
+        row = link.source if isinstance(link.source, Source) else None
+        facts = ", ".join(link.roles)
+        when = f"{row.created_at}, {row.state}" if row else "not in the store"
+        o.line("")
+        o.line(f"source {one_line(link.source_id)}  ({link.kind}; {when}; {one_line(facts)})")
+        passage = link.passage
+        if passage is None:
+            o.line("  no text kept for this source")
+            continue
+        if passage.section:
+            o.line(f"  section: {one_line(passage.section)}")
+        if passage.grounded:
+            o.line(f"  passage: {passage.coverage_line()}")
+        else:
+            o.line(f"  {NOT_STATED} (the closest passage has {passage.coverage_line()})")
+        shown = passage if passage.coverage > 0 else None  # nothing to point at
+        for line in marked(link.text, shown, o.tty).split("\n"):
+            o.line(f"  | {line}")
+        context = session_context(link, root, n)
+        if "problem" in context:
+            o.line(f"  session: {one_line(context['problem'])}")
+            continue
+        corrupt = context.get("corruptLines", 0)
+        skipped = f" ({corrupt} corrupt line(s) skipped)" if corrupt else ""
+        o.line(f"  session: {one_line(context['file'])}  entry {context['entry']}{skipped}")
+        for label, turns in (("before", context["before"]), ("after", context["after"])):
+            if label == "after":
+                o.line(f"    > {context['at']['role']}: " + o.fit(context["at"]["text"], 12))
+            for t in turns:
+                o.line(f"      {t['role']}: " + o.fit(t["text"], 12))
+    for m in p.manual:
+        o.line(f"manual change {one_line(m.at)}: {one_line(m.reason)}")
+    if not p.logged:
+        o.line("history: not in the event log")
+
+
+async def run_source(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
+    p = await store.provenance(args.id)
+    root = Path(args.sessions).expanduser() if args.sessions else sessions_root()
+    if args.json:
+        o.json(source_json(p, root, args.context))
+    else:
+        print_source(p, o, root, args.context)
+    grounded = p.grounded
+    if grounded is False:
+        o.note(f"memevo-tui: {NOT_STATED}")
+    return 0
