@@ -15,12 +15,17 @@ from dataclasses import dataclass
 
 from store import CorruptRow, Memory, Source
 from store._js import fp
+from store.provenance import NOT_STATED, best_passage, searched_text
+
+from .text import one_line
 
 Row = Memory | CorruptRow
 
 REASONS: dict[str, str] = {
     "disputed": "marked incorrect: correct it, resolve it (accurate), or forget it",
     "conflicted": "contradicts another record: resolve the one that is right",
+    "not-grounded": "not grounded in its source: no passage of it states this (enter shows "
+    "the closest); correct it or forget it if the model made it up",
     "dormant-soon": "goes dormant within 7 days: pin it if it still matters",
     "duplicate": "the same text in another origin",
     "near-duplicate": "nearly the same text as another record of its origin",
@@ -156,6 +161,10 @@ def build(
         source = sources.get(m.source_entry_id) or (
             sources.get(m.evidence.source_id) if m.evidence else None
         )
+        if source is not None and m.evidence is not None and m.evidence.method == "model":
+            found = _ungrounded(m, source)
+            if found is not None:
+                add("not-grounded", (m,), found)
         if source is not None and source.state == "failed":
             code = f" ({source.last_error})" if source.last_error else ""
             add("failed-source", (m,), f"learned from {source.id}, whose run failed{code}")
@@ -164,6 +173,16 @@ def build(
     queue = [item for item in items if item.key not in kept]
     queue.sort(key=lambda item: (item.urgency, item.first.id))
     return queue
+
+
+def _ungrounded(m: Memory, source: Source) -> str | None:
+    """Why ``m``, which a model learned from ``source``, is not stated there (None: it
+    is, or the source keeps no text): its closest passage and how much it covers."""
+    passage = best_passage(m.content, searched_text(source))
+    if passage is None or passage.grounded:
+        return None
+    closest = one_line(passage.text, 60) if passage.coverage > 0 else "none shares a word"
+    return f"{NOT_STATED}: closest passage “{closest}” ({passage.coverage_line()})"
 
 
 def counts(queue: Sequence[Item]) -> dict[str, int]:

@@ -16,7 +16,7 @@ import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from store import (
     Clock,
@@ -26,11 +26,13 @@ from store import (
     MemoryLoad,
     MemoryStore,
     NotInLog,
+    Source,
     StoreError,
     system_clock,
 )
 from store._js import fp, iso
 from store.model import retimed
+from store.sessions import sessions_root
 
 from .appstate import AppState
 from .compat import loop_has_ready
@@ -38,6 +40,7 @@ from .compat import loop_has_ready
 if TYPE_CHECKING:  # the past, the Timeline and recall are imported when first used
     from store.index import RecallIndex
     from store.past import Diff, Past, PastLog
+    from store.provenance import Provenance
     from store.recall import Purpose, Recall
     from store.timeline import Standing
 
@@ -147,6 +150,8 @@ class DashboardState:
         remember: bool = True,
     ) -> None:
         self.db_path = db_path
+        self.sessions = sessions_root()
+        """Where pi keeps its session files (``--sessions DIR``): read only."""
         self.remembered = AppState(db_path) if remember else None
         """The app's own state directory for this store (None: keep nothing, the demo)."""
         self.read_only_requested = read_only
@@ -270,6 +275,31 @@ class DashboardState:
         store, self.store = self.store, None
         if store is not None:
             await store.close()
+
+    async def provenance(
+        self, memory_id: str, turns: int = 3
+    ) -> tuple[Provenance, list[dict[str, Any]]]:
+        """Where the record came from (``store.provenance``), and each source's place in
+        pi's session files with ``turns`` turns on each side (read in a thread, never
+        written). Raises ``StoreError``."""
+        from store.sessions import session_context
+
+        store = await self.open()
+        p = await store.provenance(memory_id)
+        root = self.sessions
+
+        def contexts() -> list[dict[str, Any]]:
+            return [
+                session_context(
+                    link.source_id,
+                    link.source.scope if isinstance(link.source, Source) else "",
+                    root,
+                    turns,
+                )
+                for link in p.sources
+            ]
+
+        return p, await asyncio.to_thread(contexts)
 
     async def record_events(self, memory_id: str) -> Sequence[EventRow]:
         """One record's own events, newest first (for a detail pane)."""

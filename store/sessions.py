@@ -263,3 +263,34 @@ def turns_around(session: Session, entry_id: str, n: int) -> tuple[list[Entry], 
     before = [e for e in line[:at] if e.type in TURN_TYPES][-n:] if n else []
     after = [e for e in line[at + 1 :] if e.type in TURN_TYPES][:n] if n else []
     return before, after
+
+
+def session_context(source_id: str, scope: str, root: Path, n: int) -> dict[str, Any]:
+    """Where a source sits in pi's session: ``file``, ``entry``, ``corruptLines``, and
+    ``n`` turns ``before`` and ``after`` it with the one ``at`` it (each ``id``,
+    ``role``, ``timestamp``, ``text``); or a ``problem`` saying why that cannot be shown."""
+    ref = parse_source_id(source_id)
+    if ref is None:
+        return {"problem": "not taken from a session"}
+    path = find_session(root, ref.session_id, scope)
+    if path is None:
+        return {"problem": "session file not found: the source's text is shown instead"}
+    try:
+        session = read_session(path)
+    except SessionUnreadable as exc:
+        return {"file": str(path), "problem": f"{exc}: the source's text is shown instead"}
+    entry = locate(session, ref)
+    out: dict[str, Any] = {"file": str(path), "corruptLines": session.corrupt}
+    if entry is None:
+        out["problem"] = "its entry is not in the session file"
+        return out
+    out["entry"] = entry.id
+    before, after = turns_around(session, entry.id, n)
+    out["before"] = [_turn(e) for e in before]
+    out["at"] = _turn(entry)
+    out["after"] = [_turn(e) for e in after]
+    return out
+
+
+def _turn(e: Entry) -> dict[str, Any]:
+    return {"id": e.id, "role": e.role, "timestamp": e.timestamp, "text": e.text}

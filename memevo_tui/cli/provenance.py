@@ -8,16 +8,7 @@ from typing import Any
 
 from store import MemoryStore, Source
 from store.provenance import NOT_STATED, Passage, Provenance, SourceLink
-from store.sessions import (
-    Entry,
-    SessionUnreadable,
-    find_session,
-    locate,
-    parse_source_id,
-    read_session,
-    sessions_root,
-    turns_around,
-)
+from store.sessions import session_context, sessions_root
 
 from ..text import one_line, visible
 from .output import Output
@@ -40,35 +31,8 @@ def marked(text: str, passage: Passage | None, tty: bool) -> str:
     )
 
 
-def session_context(link: SourceLink, root: Path, n: int) -> dict[str, Any]:
-    """Where the source sits in pi's session: the file, the entry, ``n`` turns around
-    it; or why that cannot be shown."""
-    ref = parse_source_id(link.source_id)
-    if ref is None:
-        return {"problem": "not taken from a session"}
-    scope = link.source.scope if isinstance(link.source, Source) else ""
-    path = find_session(root, ref.session_id, scope)
-    if path is None:
-        return {"problem": "session file not found: the source's text is above"}
-    try:
-        session = read_session(path)
-    except SessionUnreadable as exc:
-        return {"file": str(path), "problem": f"{exc}: the source's text is above"}
-    entry = locate(session, ref)
-    out: dict[str, Any] = {"file": str(path), "corruptLines": session.corrupt}
-    if entry is None:
-        out["problem"] = "its entry is not in the session file"
-        return out
-    out["entry"] = entry.id
-    before, after = turns_around(session, entry.id, n)
-    out["before"] = [_turn(e) for e in before]
-    out["at"] = _turn(entry)
-    out["after"] = [_turn(e) for e in after]
-    return out
-
-
-def _turn(e: Entry) -> dict[str, Any]:
-    return {"id": e.id, "role": e.role, "timestamp": e.timestamp, "text": e.text}
+def _scope(link: SourceLink) -> str:
+    return link.source.scope if isinstance(link.source, Source) else ""
 
 
 def source_json(p: Provenance, root: Path, n: int) -> dict[str, Any]:
@@ -91,7 +55,7 @@ def source_json(p: Provenance, root: Path, n: int) -> dict[str, Any]:
             "section": passage.section, "grounded": passage.grounded,
             "matched": list(passage.matched), "missing": list(passage.missing),
         }  # fmt: skip
-        item["session"] = session_context(link, root, n)
+        item["session"] = session_context(link.source_id, _scope(link), root, n)
         out["sources"].append(item)
     out["manual"] = [{"at": m.at, "reason": m.reason} for m in p.manual]
     out["inEventLog"] = p.logged
@@ -121,7 +85,7 @@ def print_source(p: Provenance, o: Output, root: Path, n: int) -> None:
         shown = passage if passage.coverage > 0 else None  # nothing to point at
         for line in marked(link.text, shown, o.tty).split("\n"):
             o.line(f"  | {line}")
-        context = session_context(link, root, n)
+        context = session_context(link.source_id, _scope(link), root, n)
         if "problem" in context:
             o.line(f"  session: {one_line(context['problem'])}")
             continue

@@ -57,6 +57,14 @@ class MemoriesView(MarkingView):
             tooltip="Show or hide forgotten and conflicted records",
         ),
         Binding(
+            "enter,P",
+            "provenance",
+            "Source",
+            id="memory.provenance",
+            tooltip="Where the memory came from: its sources, the passage that states it, "
+            "pi's session around it",
+        ),
+        Binding(
             "ctrl+e",
             "export",
             "Export",
@@ -155,6 +163,16 @@ class MemoriesView(MarkingView):
         return super().busy or self.browser.busy
 
     # ------------------------------------------------------------ what the list shows
+
+    def action_provenance(self) -> None:
+        from ..screens.provenance import ProvenanceScreen
+
+        row = self.highlighted
+        if not isinstance(row, Memory):
+            self.notify("No memory selected", severity="warning")
+            return
+        state, memory_id = self.state, row.id
+        self.app.push_screen(ProvenanceScreen(memory_id, lambda: state.provenance(memory_id)))
 
     def action_toggle_hidden(self) -> None:
         show = self.browser.toggle_hidden()

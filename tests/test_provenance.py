@@ -1,0 +1,207 @@
+"""Where each memory came from: the passage of its source that states it, the plain
+"not stated" line when none does, and pi's session around the source's entry."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memevo_tui.__main__ import main
+from store import MemoryStore, fixed_clock
+from store.provenance import GROUNDED, NOT_STATED, best_passage, passages
+from store.sessions import branch, find_session, locate, parse_source_id, read_session
+
+from apphelpers import make_app, select, settle, until, wait_loaded
+from conftest import FIXTURE_NOW, FIXTURES
+
+SESSIONS = FIXTURES / "sessions"
+SUMMARY = (
+    "## Goal\nBootstrap the shop.\n\n## Key Decisions\n"
+    "- Postgres is the system of record; Redis holds only sessions.\n"
+    "## Critical Context\n- The API listens on port 4000. It starts with pnpm dev.\n"
+)
+
+
+def test_the_passage_is_the_sentence_that_covers_the_claim_with_its_section() -> None:
+    p = best_passage("The API dev server listens on port 4000.", SUMMARY)
+    assert p is not None and p.text == "- The API listens on port 4000."
+    assert p.section == "Critical Context" and p.grounded
+    assert SUMMARY[p.start : p.end] == p.text
+    claim = best_passage("Keep pull requests under 400 changed lines.", SUMMARY)
+    assert claim is not None and not claim.grounded and claim.coverage < GROUNDED
+    text = "a. b\n\n## H\nc"
+    assert [(text[s:e], h) for s, e, h in passages(text)] == [("a.", ""), ("b", ""), ("c", "H")]
+
+
+def test_offsets_in_json_count_as_javascript_does() -> None:
+    text = "😀 first line\nThe port is 4000.\n"
+    p = best_passage("port 4000", text)
+    assert p is not None and (p.start, p.js_start) == (13, 14)
+
+
+def test_a_source_id_finds_its_session_and_entry_on_its_branch() -> None:
+    ref = parse_source_id("compact:fabd4d8d-3fa7-4ba6-be34-b79c284e3dff:e56f34cb")
+    assert ref is not None and ref.entry_id == "e56f34cb"
+    path = find_session(SESSIONS, ref.session_id, "/home/dev/projects/webshop")
+    assert path is not None
+    entry = locate(read_session(path), ref)
+    assert entry is not None and entry.type == "compaction"
+    user = parse_source_id("user:5dbfd434-9a6e-4048-8330-e5511aa637da:1743483600000:ddf6")
+    assert user is not None and user.moment_ms == 1743483600000
+    [branched] = list(SESSIONS.glob("*/*_2d87f054-*.jsonl"))
+    s = read_session(branched)
+    line = branch(s, s.order[-1])
+    on_file = [s.entries[i] for i in s.order if s.entries[i].role == "user"]
+    on_branch = [e for e in line if e.role == "user"]
+    assert len(on_branch) < len(on_file)  # the abandoned turns are not on it
+    [cut] = list(SESSIONS.glob("*/*_795dcd22-*.jsonl"))
+    assert read_session(cut).corrupt == 1
+
+
+def test_every_memory_with_a_source_shows_its_text_with_a_passage_or_not_stated(
+    realistic: Path,
+) -> None:
+    import asyncio
+
+    async def check() -> tuple[int, int, int]:
+        store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+        try:
+            with_source = grounded = not_stated = 0
+            for m in (await store.load_memories()).memories:
+                p = await store.provenance(m.id)
+                texts = [s for s in p.sources if s.passage is not None]
+                if not texts:
+                    continue
+                with_source += 1
+                grounded += p.grounded is True
+                not_stated += p.grounded is False
+            return with_source, grounded, not_stated
+        finally:
+            await store.close()
+
+    with_source, grounded, not_stated = asyncio.run(check())
+    assert with_source == 193 and grounded + not_stated == 193
+    assert 0 < not_stated < 20
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+COPIED = "807775ca"  # a claim nearly copied from the user's words
+INVENTED = "73f58dd4"  # a claim whose words its summary never says
+
+
+def full_id(path: Path, prefix: str) -> str:
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    try:
+        return str(con.execute("SELECT id FROM memories WHERE id LIKE ?", (prefix + "%",))
+                   .fetchone()[0])  # fmt: skip
+    finally:
+        con.close()
+
+
+def test_source_verb_marks_the_passage_when_piped_and_says_not_stated(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copied, invented = full_id(realistic, COPIED), full_id(realistic, INVENTED)
+    code, out, err = run(capsys, "source", copied, "--db", str(realistic),
+                         "--sessions", str(SESSIONS), "--context", "1")  # fmt: skip
+    assert code == 0, err
+    assert "[[Remember I prefer Grafana alert silences" in out and "]]" in out
+    assert "entry " in out and "> user: Remember I prefer Grafana" in out
+    code, out, err = run(capsys, "source", invented, "--db", str(realistic),
+                         "--sessions", str(SESSIONS))  # fmt: skip
+    assert code == 0 and NOT_STATED in out and "[[" not in out
+    code, out, _ = run(capsys, "source", invented, "--db", str(realistic), "--json",
+                       "--sessions", str(SESSIONS))  # fmt: skip
+    data = json.loads(out)
+    assert data["grounded"] is False
+    [source] = data["sources"]
+    assert source["kind"] == "compact" and source["passage"]["coverage"] == 0
+    assert source["session"]["entry"] == source["id"].rsplit(":", 1)[1]
+
+
+def test_a_missing_session_folder_still_shows_the_source_text(
+    realistic: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "source", full_id(realistic, COPIED), "--db", str(realistic),
+                       "--sessions", str(tmp_path / "none"))  # fmt: skip
+    assert code == 0 and "session file not found" in out and "[[" in out
+
+
+async def test_enter_opens_the_provenance_pane_with_the_passage_and_the_session(
+    realistic: Path,
+) -> None:
+    from memevo_tui.screens.provenance import ProvenanceScreen
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        app.state.sessions = SESSIONS
+        await select(pilot, full_id(realistic, COPIED))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ProvenanceScreen)
+                    and app.screen.loaded is not None, "the pane")  # fmt: skip
+        screen = app.screen
+        assert isinstance(screen, ProvenanceScreen)
+        shown = screen.plain
+        assert "Remember I prefer Grafana alert silences" in shown
+        assert "✓ " in shown and "of the claim's words" in shown
+        assert "▶ user: Remember I prefer Grafana" in shown
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, ProvenanceScreen)
+        await select(pilot, full_id(realistic, INVENTED))
+        await pilot.press("P")
+        await until(pilot, lambda: isinstance(app.screen, ProvenanceScreen)
+                    and app.screen.loaded is not None, "the pane again")  # fmt: skip
+        assert NOT_STATED in app.screen.plain  # type: ignore[attr-defined]
+
+
+async def test_the_hostile_store_s_panes_show_text_as_text(hostile: Path) -> None:
+    from memevo_tui.screens.provenance import ProvenanceScreen
+
+    app = make_app(hostile)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        for memory_id in ("7042e72354913d256b6571ab", "00935da45ffdf0161938e323"):
+            await select(pilot, memory_id)
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, ProvenanceScreen)
+                        and app.screen.loaded is not None, "the pane")  # fmt: skip
+            shown = app.screen.plain  # type: ignore[attr-defined]
+            assert "\x1b" not in shown and app.is_running
+            await pilot.press("escape")
+            await settle(pilot)
+
+
+def test_a_claim_its_source_never_states_joins_the_review_queue(realistic: Path) -> None:
+    import asyncio
+
+    from memevo_tui.review import build
+    from store import Source
+
+    async def queue() -> list[object]:
+        store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+        try:
+            load = await store.load_memories()
+            sources = {s.id: s for s in await store.sources() if isinstance(s, Source)}
+            return list(build(list(load.memories), sources, []))
+        finally:
+            await store.close()
+
+    items = asyncio.run(queue())
+    flagged = {i.first.id[:8]: i for i in items if i.reason == "not-grounded"}  # type: ignore[attr-defined]
+    assert INVENTED in flagged and COPIED not in flagged
+    assert NOT_STATED in flagged[INVENTED].why  # type: ignore[attr-defined]
+    assert "0% of the claim's words" in flagged[INVENTED].why  # type: ignore[attr-defined]
+    assert all(i.first.evidence.method == "model" for i in flagged.values())  # type: ignore[attr-defined]
