@@ -280,7 +280,8 @@ def session_context(source_id: str, scope: str, root: Path, n: int) -> dict[str,
     except SessionUnreadable as exc:
         return {"file": str(path), "problem": f"{exc}: the source's text is shown instead"}
     entry = locate(session, ref)
-    out: dict[str, Any] = {"file": str(path), "corruptLines": session.corrupt}
+    out: dict[str, Any] = {"file": str(path), "name": _name(path, root),
+                           "corruptLines": session.corrupt}  # fmt: skip
     if entry is None:
         out["problem"] = "its entry is not in the session file"
         return out
@@ -290,6 +291,14 @@ def session_context(source_id: str, scope: str, root: Path, n: int) -> dict[str,
     out["at"] = _turn(entry)
     out["after"] = [_turn(e) for e in after]
     return out
+
+
+def _name(path: Path, root: Path) -> str:
+    """The file as found under the sessions folder (its folder and name)."""
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return path.name
 
 
 def _turn(e: Entry) -> dict[str, Any]:

@@ -167,3 +167,48 @@ def test_inbox(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None
 def test_time_dial(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
     assert snap_compare(app, terminal_size=size, run_before=then("t", *"+30d", "enter"))
+
+
+@SIZES
+def test_provenance(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    """Where a record came from: its summary, the passage highlighted, the session."""
+    from conftest import FIXTURES
+
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    app.state.sessions = FIXTURES / "sessions"
+    keys = ["slash", *"807775ca", "enter", "enter"]
+    assert snap_compare(app, terminal_size=size, run_before=then_loaded(*keys))
+
+
+def test_provenance_of_a_claim_its_source_never_states(snap_compare: Any, tmp_path: Path) -> None:
+    from conftest import FIXTURES
+
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    app.state.sessions = FIXTURES / "sessions"
+    keys = ["slash", *"73f58dd4", "enter", "P"]
+    assert snap_compare(app, terminal_size=(80, 24), run_before=then_loaded(*keys))
+
+
+def test_provenance_on_the_hostile_store(snap_compare: Any, tmp_path: Path) -> None:
+    app = make_app(snapshot_copy("hostile.sqlite", tmp_path))
+    app.state.sessions = tmp_path / "no-sessions"
+    keys = ["slash", *"7042e723", "enter", "enter"]
+    assert snap_compare(app, terminal_size=(80, 24), run_before=then_loaded(*keys))
+
+
+def then_loaded(*keys: str) -> Before:
+    """``then``, and wait for the provenance pane to have read its sources."""
+
+    async def run(pilot: Pilot[None]) -> None:
+        from memevo_tui.screens.provenance import ProvenanceScreen
+
+        from apphelpers import until
+
+        await then(*keys)(pilot)
+        screen = pilot.app.screen
+        await until(pilot, lambda: isinstance(pilot.app.screen, ProvenanceScreen)
+                    and pilot.app.screen.loaded is not None, "the provenance pane")  # fmt: skip
+        assert screen is pilot.app.screen
+        await settle(pilot)
+
+    return run

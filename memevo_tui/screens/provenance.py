@@ -32,6 +32,7 @@ def render(loaded: Loaded) -> Text:
     """The whole pane, from untrusted text: built as ``Text``, never as markup."""
     p, contexts = loaded
     out = Text()
+    out.append("esc closes · j/k scroll · y copies the session entry\n\n", style="dim")
     out.append("The memory\n", style="bold underline")
     out.append(visible(p.record.content, keep_newlines=True) + "\n")
     verdict = p.grounded
@@ -63,7 +64,7 @@ def _source(out: Text, link: SourceLink, context: dict[str, Any]) -> None:
     if passage is None:
         out.append("  No text is kept for this source.\n", style="italic")
         return
-    if passage.section:
+    if passage.section and passage.coverage > 0:
         out.append("  under ", style="dim")
         out.append(f"{one_line(passage.section)}\n", style="bold")
     if passage.grounded:
@@ -85,7 +86,7 @@ def _source(out: Text, link: SourceLink, context: dict[str, Any]) -> None:
         out.append(f"  Session: {one_line(context['problem'])}\n", style="italic")
         return
     corrupt = context.get("corruptLines", 0)
-    out.append(f"  Session {one_line(context['file'])} · entry {one_line(context['entry'])}",
+    out.append(f"  Session {one_line(context['name'])} · entry {one_line(context['entry'])}",
                style="dim")  # fmt: skip
     out.append(f" · {corrupt} corrupt line(s) skipped\n" if corrupt else "\n", style="dim")
     for turn in context["before"]:

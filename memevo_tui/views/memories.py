@@ -61,6 +61,7 @@ class MemoriesView(MarkingView):
             "provenance",
             "Source",
             id="memory.provenance",
+            show=False,
             tooltip="Where the memory came from: its sources, the passage that states it, "
             "pi's session around it",
         ),
