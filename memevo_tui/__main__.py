@@ -119,6 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
         "memory list has loaded, print one line (rows shown, corrupt rows) and exit 0; "
         "exit 1 if the list never loads",
     )
+    parser.add_argument(
+        "--sessions",
+        metavar="DIR",
+        help="pi's session folder, read to show where a memory came from (default: "
+        "$PI_CODING_AGENT_DIR/sessions, or ~/.pi/agent/sessions); never written",
+    )
     # Set by `memevo-tui serve` for each browser tab's dashboard: no terminal, the web driver.
     parser.add_argument("--served", choices=("store", "demo"), help=argparse.SUPPRESS)
     add_verbs(parser, common)
@@ -239,6 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             label=label,
             live_demo=args.live,
             served=args.served is not None,
+            sessions=Path(args.sessions).expanduser() if args.sessions else None,
         )
     finally:
         if workdir is not None:

@@ -65,6 +65,7 @@ def run_app(
     label: str | None = None,
     live_demo: bool = False,
     served: bool = False,
+    sessions: Path | None = None,
 ) -> int:
     """Run the dashboard; ``served``: one browser tab's, under Textual's web driver."""
     if not (smoke or served) and not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -85,6 +86,8 @@ def run_app(
         remember=label is None,  # the demo's temporary store leaves nothing behind
         driver_class=terminal.driver() if in_terminal else None,
     )
+    if sessions is not None:
+        app.state.sessions = sessions
     if smoke:
         report = asyncio.run(_smoke(app))
         if report is None:

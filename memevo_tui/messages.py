@@ -79,6 +79,14 @@ class ShowRecord(Message):
         self.back = back
 
 
+class ShowProvenance(Message):
+    """Show where this record came from (its sources, the passage, the session)."""
+
+    def __init__(self, memory_id: str) -> None:
+        super().__init__()
+        self.memory_id = memory_id
+
+
 class InboxReady(Message):
     """What changed since the last visit, ready to offer."""
 

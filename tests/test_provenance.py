@@ -205,3 +205,37 @@ def test_a_claim_its_source_never_states_joins_the_review_queue(realistic: Path)
     assert NOT_STATED in flagged[INVENTED].why  # type: ignore[attr-defined]
     assert "0% of the claim's words" in flagged[INVENTED].why  # type: ignore[attr-defined]
     assert all(i.first.evidence.method == "model" for i in flagged.values())  # type: ignore[attr-defined]
+
+
+async def test_p_opens_it_from_review_and_from_the_detail_pane(realistic: Path) -> None:
+    from memevo_tui.screens.provenance import ProvenanceScreen
+    from memevo_tui.widgets.review_list import ReviewList
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        app.state.sessions = SESSIONS
+        await pilot.press("w")
+        review = app.screen.query_one(ReviewList)
+        await until(pilot, lambda: any(i.reason == "not-grounded" for i in review.rows),
+                    "the review queue")  # fmt: skip
+        at = next(i for i, item in enumerate(review.rows) if item.reason == "not-grounded")
+        review.focus()
+        for _ in range(at):
+            await pilot.press("j")
+        await settle(pilot)
+        wanted = review.rows[at].first.id
+        await pilot.press("P")
+        await until(pilot, lambda: isinstance(app.screen, ProvenanceScreen)
+                    and app.screen.loaded is not None, "the pane from review")  # fmt: skip
+        assert app.screen.memory_id == wanted  # type: ignore[attr-defined]
+        assert NOT_STATED in app.screen.plain  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await pilot.press("m")
+        await select(pilot, full_id(realistic, COPIED))
+        await pilot.press("tab")  # the detail pane
+        await settle(pilot)
+        await pilot.press("P")
+        await until(pilot, lambda: isinstance(app.screen, ProvenanceScreen)
+                    and app.screen.loaded is not None, "the pane from the detail")  # fmt: skip
+        assert app.screen.memory_id == full_id(realistic, COPIED)  # type: ignore[attr-defined]

@@ -25,6 +25,7 @@ from ..compat.textual import LateFocusTabs
 from ..inbox import Line
 from ..messages import (
     ReloadWanted,
+    ShowProvenance,
     ShowRecord,
     StateChanged,
     StatusChanged,
@@ -401,6 +402,13 @@ class Dashboard(Screen[None]):
     async def on_source_list_open_requested(self, message: SourceList.OpenRequested) -> None:
         self.memories.open_for(f"src:{message.source_id}")
         await self.action_show_tab("memories")
+
+    def on_show_provenance(self, message: ShowProvenance) -> None:
+        """P on any list of records (enter in the memory list): where it came from."""
+        from .provenance import ProvenanceScreen
+
+        state, memory_id = self.state, message.memory_id
+        self.app.push_screen(ProvenanceScreen(memory_id, lambda: state.provenance(memory_id)))
 
     async def on_show_record(self, message: ShowRecord) -> None:
         """Show a record in the memory list, clearing what hides it."""

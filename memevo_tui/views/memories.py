@@ -57,7 +57,7 @@ class MemoriesView(MarkingView):
             tooltip="Show or hide forgotten and conflicted records",
         ),
         Binding(
-            "enter,P",
+            "enter",
             "provenance",
             "Source",
             id="memory.provenance",
@@ -166,14 +166,7 @@ class MemoriesView(MarkingView):
     # ------------------------------------------------------------ what the list shows
 
     def action_provenance(self) -> None:
-        from ..screens.provenance import ProvenanceScreen
-
-        row = self.highlighted
-        if not isinstance(row, Memory):
-            self.notify("No memory selected", severity="warning")
-            return
-        state, memory_id = self.state, row.id
-        self.app.push_screen(ProvenanceScreen(memory_id, lambda: state.provenance(memory_id)))
+        self.memory_list.action_provenance()
 
     def action_toggle_hidden(self) -> None:
         show = self.browser.toggle_hidden()

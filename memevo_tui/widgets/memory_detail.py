@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -11,6 +12,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual import work
+from textual.binding import BindingType
 from textual.message import Message
 from textual.timer import Timer
 
@@ -19,8 +21,10 @@ from store._js import iso, parse_ms
 from store.quality import POLICY
 
 from ..glyphs import STATE_MEANINGS, badge, freshness_bar, state_of, time_left
+from ..messages import ShowProvenance
 from ..text import visible
 from .decay import DecayPlot, decay_words
+from .memory_list import PROVENANCE_BINDING
 from .text_pane import TextPane
 
 
@@ -241,6 +245,12 @@ class MemoryDetail(TextPane, can_focus=True):
         """The row the pane shows."""
         self.events_for: str | None = None
         """The id of the record whose events were last fetched (shown, or unreadable)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [PROVENANCE_BINDING]
+
+    def action_provenance(self) -> None:
+        if isinstance(self.shown, Memory):
+            self.post_message(ShowProvenance(self.shown.id))
 
     def follow(self, row: Row | None) -> None:
         """Show ``row`` once the cursor rests on it (nothing to do when it is already

@@ -20,6 +20,7 @@ from ..glyphs import (
     state_of,
     time_left,
 )
+from ..messages import ShowProvenance
 from ..text import one_line
 from ..verbs import KEYED
 from ..view import origin_name
@@ -64,6 +65,17 @@ CURATION_BINDINGS: tuple[Binding, ...] = tuple(
     for v in KEYED
 )
 """The curation keys, on every list of records (ids shared: one remap serves all)."""
+
+PROVENANCE_BINDING = Binding(
+    "P",
+    "provenance",
+    "Source",
+    id="record.provenance",
+    show=False,
+    tooltip="Where the record came from: its sources, the passage that states it, "
+    "pi's session around it",
+)
+"""On every list of records: where the highlighted one came from."""
 
 
 def _only_origin(rows: Sequence[Row]) -> str | None:
@@ -119,7 +131,7 @@ class MemoryList(VirtualList[Row]):
         "memory-list--marked",
     }
 
-    BINDINGS: ClassVar[list[BindingType]] = list(CURATION_BINDINGS)
+    BINDINGS: ClassVar[list[BindingType]] = [*CURATION_BINDINGS, PROVENANCE_BINDING]
 
     class Highlighted(VirtualList.Highlighted):
         """The highlighted memory changed."""
@@ -215,6 +227,13 @@ class MemoryList(VirtualList[Row]):
         if isinstance(row, CorruptRow):
             return (row.raw, "the corrupt row as stored") if long else (row.id, "its id")
         return (row.content, "its text") if long else (row.id, "its id")
+
+    def action_provenance(self) -> None:
+        row = self.highlighted
+        if isinstance(row, Memory):
+            self.post_message(ShowProvenance(row.id))
+        else:
+            self.notify("No memory selected", severity="warning")
 
     def action_curate(self, verb: str) -> None:
         self.post_message(self.CurationRequested(self, self.highlighted, verb))

@@ -9,9 +9,9 @@ from textual.binding import Binding, BindingType
 from store.recall import STATUS_REASONS, Candidate
 
 from ..glyphs import STATE_GLYPHS
-from ..messages import ShowRecord
+from ..messages import ShowProvenance, ShowRecord
 from ..text import one_line
-from .memory_list import CURATION_BINDINGS, MemoryList
+from .memory_list import CURATION_BINDINGS, PROVENANCE_BINDING, MemoryList
 from .virtual_list import Column, VirtualList
 
 SHORT_REASONS: dict[str, str] = {
@@ -93,6 +93,7 @@ class RecallList(VirtualList[Candidate]):
             tooltip="Jump to this record in the memory list",
         ),
         *(b for b in CURATION_BINDINGS if b.id not in ("memory.forget", "memory.conflict")),
+        PROVENANCE_BINDING,
     ]
 
     class Highlighted(VirtualList.Highlighted):
@@ -139,6 +140,11 @@ class RecallList(VirtualList[Candidate]):
         self.post_message(
             MemoryList.CurationRequested(self, row.memory if row is not None else None, verb)
         )
+
+    def action_provenance(self) -> None:
+        row = self.highlighted
+        if row is not None:
+            self.post_message(ShowProvenance(row.memory.id))
 
     def action_goto(self) -> None:
         row = self.highlighted

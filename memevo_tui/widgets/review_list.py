@@ -10,11 +10,11 @@ from textual.message import Message
 from store import Memory
 
 from ..glyphs import KIND_CODES, STATE_GLYPHS
-from ..messages import ShowRecord
+from ..messages import ShowProvenance, ShowRecord
 from ..review import Item
 from ..text import one_line
 from ..view import origin_name
-from .memory_list import CURATION_BINDINGS, MemoryList
+from .memory_list import CURATION_BINDINGS, PROVENANCE_BINDING, MemoryList
 from .virtual_list import Column, VirtualList
 
 DECISIONS = ("memory.pin", "memory.useful", "memory.unhelpful", "memory.accurate",
@@ -58,6 +58,7 @@ class ReviewList(VirtualList[Item]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *(b for b in CURATION_BINDINGS if b.id in DECISIONS),
+        PROVENANCE_BINDING,
         Binding(
             "n",
             "keep",
@@ -131,6 +132,11 @@ class ReviewList(VirtualList[Item]):
             self.notify("Nothing to review", severity="warning")
             return
         self.post_message(MemoryList.CurationRequested(self, self.record(item), verb))
+
+    def action_provenance(self) -> None:
+        item = self.highlighted
+        if item is not None:
+            self.post_message(ShowProvenance(self.record(item).id))
 
     def action_keep(self) -> None:
         if self.highlighted is not None:
