@@ -96,6 +96,13 @@ class Failed:
 
 
 @dataclass(frozen=True, slots=True)
+class Warned:
+    """Something worked, at a cost the user should know (a cache not trusted, say)."""
+
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class LiveToggled:
     live: bool
 
@@ -112,7 +119,7 @@ class Regrouped:
     """The app's journal of bulk actions changed (a batch cut short was reconciled)."""
 
 
-Change = Reloaded | OwnWrite | LiveChanged | Failed | LiveToggled | Dialed | Regrouped
+Change = Reloaded | OwnWrite | LiveChanged | Failed | LiveToggled | Dialed | Regrouped | Warned
 
 
 def at(rows: Sequence[Row], when_ms: float) -> list[Row]:
@@ -573,7 +580,12 @@ class DashboardState:
 
             memories = [r for r in self.rows if isinstance(r, Memory)]
             cached = self.db_path if self.remembered is not None else None
-            index = await asyncio.to_thread(indexed, cached, memories, save=self.past is None)
+            warned: list[str] = []
+            index = await asyncio.to_thread(
+                indexed, cached, memories, save=self.past is None, warn=warned.append
+            )
+            for line in warned:
+                self._tell(Warned(line))
         else:
             rows = [r for r in pending.values() if isinstance(r, Memory)]
             index = await asyncio.to_thread(state[0].updated, rows)

@@ -267,3 +267,19 @@ def test_the_state_directory_trusts_only_files_the_user_alone_could_write(
     assert state.visit() == Visit(7, 1.0)
     os.chmod(tmp_path / "state-root", 0o777)  # the root itself open to others: not used
     assert state.visit() is None and "is writable by others" in (state.problem or "")
+
+
+async def test_the_dashboard_warns_of_a_cache_others_could_write(realistic: Path) -> None:
+    from apphelpers import make_app, until, wait_loaded
+
+    memories = await memories_of(realistic)
+    indexed(realistic, memories)
+    path = cache_file(realistic)
+    os.chmod(path, 0o666)
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("i", *"redis port")
+        await until(pilot, lambda: any("writable by others" in n.message
+                                       for n in app._notifications), "the warning")  # fmt: skip
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600  # written again, privately

@@ -30,7 +30,7 @@ from ..messages import (
     StateChanged,
     StatusChanged,
 )
-from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, LiveToggled
+from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, LiveToggled, Warned
 from ..views.base import BaseView
 from ..views.learning import LearningView
 from ..views.memories import MemoriesView
@@ -446,6 +446,9 @@ class Dashboard(Screen[None]):
             self.notify(why, title="Nothing written", severity="warning")
 
     def on_state_changed(self, message: StateChanged) -> None:
+        if isinstance(message.change, Warned):
+            self.notify(message.change.message, title="Recall", severity="warning",
+                        markup=False)  # fmt: skip
         if isinstance(message.change, Dialed):  # the write keys, greyed while dialed away
             for keys in self.query(VirtualList):
                 keys.set_writes_off(self.state.as_of is not None)

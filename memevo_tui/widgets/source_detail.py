@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from store import CorruptRow, Event, ModelCall, Source
 from store._js import iso, js_json
+from store.provenance import NOT_STATED, best_passage, searched_text
 
 from ..text import visible
 from .source_list import STATE_GLYPHS, STATE_MEANINGS, source_state
@@ -80,19 +81,48 @@ def describe_source(
         "" if calls else "No model calls in the last 24 h (pi prunes older finished calls).\n",
         style="italic",
     )
+    text = searched_text(source)
     changed = Text("\nRecords its runs changed\n", style="bold")
     any_change = False
+    spans: list[tuple[int, int]] = []
     for e in events:
         if isinstance(e, CorruptRow):
             continue
         for before, after in zip(e.before, e.after, strict=False):
             any_change = True
             verb = "created" if before is None else f"→ {after.get('status')}"
+            content = str(after.get("content", ""))
             changed.append(f"  {e.actor:<6} {visible(str(after.get('id')))} {verb}: ")
-            changed.append(visible(str(after.get("content", "")))[:100] + "\n")
+            changed.append(visible(content)[:100] + "\n")
+            passage = best_passage(content, text) if text else None
+            if passage is None:
+                continue
+            if passage.grounded:
+                spans.append((passage.start, passage.end))
+                changed.append(f"         ✓ {passage.coverage_line()}: ", style="green")
+                changed.append(visible(passage.text)[:100] + "\n")
+            else:
+                changed.append(f"         ✗ {NOT_STATED}\n", style="red")
     if not any_change:
         changed.append("  none (yet)\n", style="italic")
-    return Group(head, table, note, changed)
+    return Group(head, table, note, changed, _source_text(text, spans))
+
+
+def _source_text(text: str, spans: list[tuple[int, int]]) -> Text:
+    """The source's text, the passages its records were found in highlighted."""
+    out = Text("\nIts text\n", style="bold")
+    if not text:
+        out.append("  none kept\n", style="italic")
+        return out
+    at = 0
+    for start, end in sorted(set(spans)):
+        if start < at:
+            continue
+        out.append(visible(text[at:start], keep_newlines=True))
+        out.append(visible(text[start:end], keep_newlines=True), style="bold reverse")
+        at = end
+    out.append(visible(text[at:], keep_newlines=True) + "\n")
+    return out
 
 
 class SourceDetail(VerticalScroll, can_focus=True):
