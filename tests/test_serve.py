@@ -524,6 +524,35 @@ async def test_in_a_browser_tab_the_timeline_draws_and_enter_turns_the_dial(
     assert code == 0, err
 
 
+@pytest.mark.browser
+async def test_in_a_browser_tab_enter_shows_where_a_memory_came_from(realistic: Path) -> None:
+    async_playwright = browser_or_skip()
+    with serving("--db", str(realistic)) as served:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+            )
+            try:
+                page = await browser.new_page(viewport={"width": 1400, "height": 900})
+                await page.add_init_script(SCREEN_HOOK)
+                await page.goto(served.url)
+                screen = "window.__memevoScreen()"
+                await page.wait_for_function(f"{screen}.includes('shown of 205')", timeout=60_000)
+                await page.focus(".xterm-helper-textarea")
+                await page.keyboard.press("Enter")
+                await page.wait_for_function(
+                    f"{screen}.includes('The memory') && {screen}.includes('Source ') && "
+                    f'({screen}.includes("of the claim\'s words"))',
+                    timeout=60_000,
+                )
+                await page.keyboard.press("Escape")
+                await page.wait_for_function(f"!{screen}.includes('The memory')", timeout=60_000)
+            finally:
+                await browser.close()
+        code, err = served.stop()
+    assert code == 0, err
+
+
 async def test_a_tab_s_dashboard_ends_when_its_server_is_killed(realistic: Path) -> None:
     """kill -9 of serve: no chance to stop its tabs, which must notice and end."""
     import aiohttp
