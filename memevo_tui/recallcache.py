@@ -103,3 +103,20 @@ def secret(store_path: Path) -> bytes | None:
         return key
     key = os.urandom(KEY_BYTES)
     return key if state.write_bytes(KEY, key) else None
+
+
+SESSION_INDEX = "session-index.json"
+SESSION_INDEX_LIMIT = 256 << 20
+
+
+class SessionIndexCache:
+    """pi's session files' line indexes, kept in the cache directory (one directory per
+    session file, keyed by its resolved path, as a store's): a 200 MB session's entry
+    then opens without reading the file again. Same rules as the recall cache: private,
+    never followed as a link, ignored when anything is off."""
+
+    def get(self, path: Path) -> bytes | None:
+        return AppState(path, root=cache_home()).read_bytes(SESSION_INDEX, SESSION_INDEX_LIMIT)
+
+    def put(self, path: Path, data: bytes) -> None:
+        AppState(path, root=cache_home()).write_bytes(SESSION_INDEX, data)

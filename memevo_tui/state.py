@@ -291,9 +291,12 @@ class DashboardState:
         written). Raises ``StoreError``."""
         from store.sessions import session_context
 
+        from .recallcache import SessionIndexCache
+
         store = await self.open()
         p = await store.provenance(memory_id)
         root = self.sessions
+        cache = SessionIndexCache() if self.remembered is not None else None
 
         def contexts() -> list[dict[str, Any]]:
             return [
@@ -302,6 +305,7 @@ class DashboardState:
                     link.source.scope if isinstance(link.source, Source) else "",
                     root,
                     turns,
+                    cache,
                 )
                 for link in p.sources
             ]

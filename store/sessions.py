@@ -24,7 +24,9 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+import msgspec
 
 MAX_FILE = 512 << 20
 """The largest session file read (a bigger one is reported, not read)."""
@@ -88,11 +90,43 @@ def find_session(root: Path, session_id: str, cwd: str = "") -> Path | None:
     return None
 
 
+class _Message(msgspec.Struct):
+    role: Any = None
+    timestamp: Any = None
+
+
+class _Line(msgspec.Struct):
+    """What indexing needs of a line; the rest (texts, tool output) is skipped unread."""
+
+    type: Any = None
+    id: Any = None
+    parentId: Any = None
+    timestamp: Any = None
+    message: _Message | None = None
+    version: Any = None
+    cwd: Any = None
+
+
+_decode_line = msgspec.json.Decoder(_Line).decode
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """One entry as the index holds it: where its line is, and its place in the tree."""
+
+    offset: int
+    length: int
+    id: str
+    parent_id: str | None
+    type: str
+    role: str
+    moment_ms: int | None
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One line of a session: its place in the tree and what it says."""
+    """One line of a session, read in full: its place in the tree and what it says."""
 
-    line: int
     id: str
     parent_id: str | None
     type: str
@@ -107,9 +141,11 @@ class Entry:
 
 @dataclass(slots=True)
 class Session:
+    """A session file's index: every entry's place (its line is read when shown)."""
+
     path: Path
     header: dict[str, Any]
-    entries: dict[str, Entry] = field(default_factory=dict)
+    places: dict[str, Place] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
     corrupt: int = 0
     """Lines skipped: not JSON, or not an entry."""
@@ -118,6 +154,18 @@ class Session:
     @property
     def last(self) -> str | None:
         return self.order[-1] if self.order else None
+
+    def entry(self, entry_id: str) -> Entry:
+        """The entry, its line read and parsed now (raises ``SessionUnreadable``)."""
+        place = self.places[entry_id]
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(place.offset)
+                raw = f.read(place.length)
+            data = json.loads(raw)
+        except (OSError, ValueError) as exc:
+            raise SessionUnreadable(f"session file changed while it was read ({exc})") from None
+        return _entry(data if isinstance(data, dict) else {}, place)
 
 
 class SessionUnreadable(Exception):
@@ -141,37 +189,103 @@ def _text_of(content: Any) -> str:
     return "\n".join(parts)
 
 
-def _entry(line: int, data: dict[str, Any]) -> Entry | None:
-    entry_id, parent = data.get("id"), data.get("parentId")
-    if not isinstance(entry_id, str) or not (parent is None or isinstance(parent, str)):
-        return None
-    kind = str(data.get("type", ""))
-    role, text, moment = kind, "", None
-    if kind == "message" and isinstance(data.get("message"), dict):
+def _entry(data: dict[str, Any], place: Place) -> Entry:
+    text = ""
+    if place.type == "message" and isinstance(data.get("message"), dict):
         message = data["message"]
-        role = str(message.get("role", "message"))
         text = _text_of(message.get("content"))
-        if role == "bashExecution":
+        if place.role == "bashExecution":
             text = f"$ {message.get('command', '')}\n{message.get('output', '')}".strip()
-        stamp = message.get("timestamp")
-        moment = (
-            int(stamp) if isinstance(stamp, int | float) and not isinstance(stamp, bool) else None
-        )
-    elif kind in ("compaction", "branch_summary"):
+    elif place.type in ("compaction", "branch_summary"):
         text = str(data.get("summary", ""))
-    elif kind == "custom":
+    elif place.type == "custom":
         text = str(data.get("customType", ""))
     timestamp = data.get("timestamp")
-    return Entry(line, entry_id, parent, kind, timestamp if isinstance(timestamp, str) else "",
-                 role, text, moment)  # fmt: skip
+    return Entry(place.id, place.parent_id, place.type,
+                 timestamp if isinstance(timestamp, str) else "", place.role, text,
+                 place.moment_ms)  # fmt: skip
 
 
-def read_session(path: Path) -> Session:
-    """Every entry of a session file (read-only). Raises ``SessionUnreadable``."""
+def _moment(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if value == value and abs(value) < 2**53 else None
+
+
+class IndexCache(Protocol):
+    """Where a session file's index is kept between runs (the app's cache directory)."""
+
+    def get(self, path: Path) -> bytes | None: ...
+
+    def put(self, path: Path, data: bytes) -> None: ...
+
+
+INDEX_FORMAT = 1
+
+
+def _fingerprint(st: os.stat_result) -> list[int]:
+    return [INDEX_FORMAT, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def dump_index(session: Session, st: os.stat_result) -> bytes:
+    """The index as bytes, tied to the file as it was (``st``)."""
+    rows = [[p.offset, p.length, p.id, p.parent_id, p.type, p.role, p.moment_ms]
+            for p in (session.places[i] for i in session.order)]  # fmt: skip
+    return msgspec.json.encode(
+        {
+            "file": _fingerprint(st),
+            "header": session.header,
+            "corrupt": session.corrupt,
+            "places": rows,
+        }
+    )
+
+
+def load_index(path: Path, data: bytes, st: os.stat_result) -> Session | None:
+    """The session from a kept index, if it was made from the file as it is now."""
     try:
-        fd = os.open(
-            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        )
+        kept: Any = msgspec.json.decode(data)
+        if not isinstance(kept, dict) or kept.get("file") != _fingerprint(st):
+            return None
+        session = Session(path, dict(kept["header"]), corrupt=int(kept["corrupt"]))
+        for offset, length, entry_id, parent, kind, role, moment in kept["places"]:
+            place = Place(int(offset), int(length), str(entry_id),
+                          None if parent is None else str(parent), str(kind), str(role),
+                          None if moment is None else int(moment))  # fmt: skip
+            if place.offset < 0 or place.offset + place.length > st.st_size:
+                return None
+            session.places[place.id] = place
+            session.order.append(place.id)
+            session.children.setdefault(place.parent_id, []).append(place.id)
+    except (msgspec.DecodeError, KeyError, TypeError, ValueError):
+        return None
+    return session
+
+
+def read_session(path: Path, cache: IndexCache | None = None) -> Session:
+    """A session file's index (read-only; each line's own fields are read, its texts
+    skipped), from ``cache`` when it holds one made from the file as it is now (a 200 MB
+    session then opens in milliseconds). Raises ``SessionUnreadable``."""
+    if cache is not None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None
+        kept = cache.get(path) if st is not None else None
+        if kept is not None and st is not None:
+            found = load_index(path, kept, st)
+            if found is not None:
+                return found
+    session, st = _scan(path)
+    if cache is not None:
+        cache.put(path, dump_index(session, st))
+    return session
+
+
+def _scan(path: Path) -> tuple[Session, os.stat_result]:
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise SessionUnreadable("session file not found") from None
     except OSError as exc:
@@ -182,64 +296,82 @@ def read_session(path: Path) -> Session:
             raise SessionUnreadable("not a regular file")
         if st.st_size > MAX_FILE:
             raise SessionUnreadable(f"session file over {MAX_FILE >> 20} MB, not read")
-        raw = f.read()
-    session = Session(path, {})
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        if not line.strip():
-            continue
         try:
-            data = json.loads(line)
-        except ValueError:
-            session.corrupt += 1
-            continue
-        if not isinstance(data, dict):
-            session.corrupt += 1
-            continue
-        if data.get("type") == "session" and not session.header:
-            session.header = data
-            continue
-        entry = _entry(number, data)
-        if entry is None or entry.id in session.entries:
-            session.corrupt += 1
-            continue
-        session.entries[entry.id] = entry
-        session.order.append(entry.id)
-        session.children.setdefault(entry.parent_id, []).append(entry.id)
-    return session
+            raw = f.read()
+        except OSError as exc:
+            raise SessionUnreadable(f"session file unreadable: {exc.strerror or exc}") from None
+    session = Session(path, {})
+    offset = 0
+    size = len(raw)
+    while offset < size:
+        end = raw.find(b"\n", offset)
+        end = size if end < 0 else end
+        line = raw[offset:end]
+        if line.strip():
+            _index_line(session, line, offset)
+        offset = end + 1
+    return session, st
 
 
-def locate(session: Session, ref: SourceRef) -> Entry | None:
+def _index_line(session: Session, line: bytes, offset: int) -> None:
+    try:
+        head = _decode_line(line)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        session.corrupt += 1
+        return
+    if head.type == "session" and not session.header:
+        session.header = {"type": "session", "version": head.version, "id": head.id,
+                          "cwd": head.cwd}  # fmt: skip
+        return
+    entry_id, parent = head.id, head.parentId
+    if not isinstance(entry_id, str) or not (parent is None or isinstance(parent, str)):
+        session.corrupt += 1
+        return
+    if entry_id in session.places:
+        session.corrupt += 1
+        return
+    kind = head.type if isinstance(head.type, str) else ""
+    role, moment = kind, None
+    if kind == "message" and head.message is not None:
+        role = head.message.role if isinstance(head.message.role, str) else "message"
+        moment = _moment(head.message.timestamp)
+    session.places[entry_id] = Place(offset, len(line), entry_id, parent, kind, role, moment)
+    session.order.append(entry_id)
+    session.children.setdefault(parent, []).append(entry_id)
+
+
+def locate(session: Session, ref: SourceRef) -> Place | None:
     """The entry a source id names in its session."""
     if ref.entry_id is not None:
-        return session.entries.get(ref.entry_id)
+        return session.places.get(ref.entry_id)
     for entry_id in session.order:
-        e = session.entries[entry_id]
-        if e.role == "user" and e.moment_ms == ref.moment_ms:
-            return e
+        p = session.places[entry_id]
+        if p.role == "user" and p.moment_ms == ref.moment_ms:
+            return p
     return None
 
 
-def branch(session: Session, entry_id: str) -> list[Entry]:
+def branch(session: Session, entry_id: str) -> list[Place]:
     """The branch ``entry_id`` is on, root first: its ancestors along ``parentId``, it,
     then onward: toward the file's last entry if that descends from it (the active
     branch), else along each entry's newest child."""
+    places = session.places
     path: list[str] = []
     seen: set[str] = set()
     at: str | None = entry_id
-    while at is not None and at in session.entries and at not in seen:
+    while at is not None and at in places and at not in seen:
         seen.add(at)
         path.append(at)
-        at = session.entries[at].parent_id
+        at = places[at].parent_id
     path.reverse()
-    onward: list[str] = []
-    last = session.last
     active: list[str] = []
-    at = last
     guard: set[str] = set()
-    while at is not None and at in session.entries and at not in guard:
+    at = session.last
+    while at is not None and at in places and at not in guard:
         guard.add(at)
         active.append(at)
-        at = session.entries[at].parent_id
+        at = places[at].parent_id
+    onward: list[str] = []
     if entry_id in guard:
         active.reverse()
         onward = active[active.index(entry_id) + 1 :]
@@ -249,7 +381,7 @@ def branch(session: Session, entry_id: str) -> list[Entry]:
             at = kids[-1]
             seen.add(at)
             onward.append(at)
-    return [session.entries[i] for i in (*path, *onward)]
+    return [places[i] for i in (*path, *onward)]
 
 
 TURN_TYPES = ("message", "compaction", "branch_summary")
@@ -257,15 +389,17 @@ TURN_TYPES = ("message", "compaction", "branch_summary")
 
 def turns_around(session: Session, entry_id: str, n: int) -> tuple[list[Entry], list[Entry]]:
     """Up to ``n`` turns (messages, compactions, branch summaries) before and after
-    ``entry_id`` on its branch."""
+    ``entry_id`` on its branch, read in full."""
     line = branch(session, entry_id)
-    at = next(i for i, e in enumerate(line) if e.id == entry_id)
-    before = [e for e in line[:at] if e.type in TURN_TYPES][-n:] if n else []
-    after = [e for e in line[at + 1 :] if e.type in TURN_TYPES][:n] if n else []
-    return before, after
+    at = next(i for i, p in enumerate(line) if p.id == entry_id)
+    before = [p for p in line[:at] if p.type in TURN_TYPES][-n:] if n else []
+    after = [p for p in line[at + 1 :] if p.type in TURN_TYPES][:n] if n else []
+    return [session.entry(p.id) for p in before], [session.entry(p.id) for p in after]
 
 
-def session_context(source_id: str, scope: str, root: Path, n: int) -> dict[str, Any]:
+def session_context(
+    source_id: str, scope: str, root: Path, n: int, cache: IndexCache | None = None
+) -> dict[str, Any]:
     """Where a source sits in pi's session: ``file``, ``entry``, ``corruptLines``, and
     ``n`` turns ``before`` and ``after`` it with the one ``at`` it (each ``id``,
     ``role``, ``timestamp``, ``text``); or a ``problem`` saying why that cannot be shown."""
@@ -276,19 +410,23 @@ def session_context(source_id: str, scope: str, root: Path, n: int) -> dict[str,
     if path is None:
         return {"problem": "session file not found: the source's text is shown instead"}
     try:
-        session = read_session(path)
+        session = read_session(path, cache)
     except SessionUnreadable as exc:
         return {"file": str(path), "problem": f"{exc}: the source's text is shown instead"}
-    entry = locate(session, ref)
+    place = locate(session, ref)
     out: dict[str, Any] = {"file": str(path), "name": _name(path, root),
                            "corruptLines": session.corrupt}  # fmt: skip
-    if entry is None:
+    if place is None:
         out["problem"] = "its entry is not in the session file"
         return out
-    out["entry"] = entry.id
-    before, after = turns_around(session, entry.id, n)
+    out["entry"] = place.id
+    try:
+        before, after = turns_around(session, place.id, n)
+        out["at"] = _turn(session.entry(place.id))
+    except SessionUnreadable as exc:
+        out["problem"] = str(exc)
+        return out
     out["before"] = [_turn(e) for e in before]
-    out["at"] = _turn(entry)
     out["after"] = [_turn(e) for e in after]
     return out
 

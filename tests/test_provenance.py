@@ -53,7 +53,7 @@ def test_a_source_id_finds_its_session_and_entry_on_its_branch() -> None:
     [branched] = list(SESSIONS.glob("*/*_2d87f054-*.jsonl"))
     s = read_session(branched)
     line = branch(s, s.order[-1])
-    on_file = [s.entries[i] for i in s.order if s.entries[i].role == "user"]
+    on_file = [s.places[i] for i in s.order if s.places[i].role == "user"]
     on_branch = [e for e in line if e.role == "user"]
     assert len(on_branch) < len(on_file)  # the abandoned turns are not on it
     [cut] = list(SESSIONS.glob("*/*_795dcd22-*.jsonl"))
@@ -239,3 +239,65 @@ async def test_p_opens_it_from_review_and_from_the_detail_pane(realistic: Path) 
         await until(pilot, lambda: isinstance(app.screen, ProvenanceScreen)
                     and app.screen.loaded is not None, "the pane from the detail")  # fmt: skip
         assert app.screen.memory_id == full_id(realistic, COPIED)  # type: ignore[attr-defined]
+
+
+def write_session(path: Path, turns: int, pad: int = 0) -> list[str]:
+    """A linear session of ``turns`` messages (``pad`` bytes of tool output each third)."""
+    ids = []
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"type": "session", "version": 3, "id": "s1", "cwd": "/x",
+                            "timestamp": "2026-01-01T00:00:00.000Z"}) + "\n")  # fmt: skip
+        parent = None
+        for i in range(turns):
+            eid = f"{i:08x}"
+            role = ("user", "assistant", "toolResult")[i % 3]
+            text = f"turn {i}" + ("x" * pad if role == "toolResult" else "")
+            f.write(json.dumps({"type": "message", "id": eid, "parentId": parent,
+                                "timestamp": "2026-01-01T00:00:00.000Z",
+                                "message": {"role": role, "timestamp": 1_700_000_000_000 + i,
+                                            "content": [{"type": "text", "text": text}]}})
+                    + "\n")  # fmt: skip
+            parent = eid
+            ids.append(eid)
+    return ids
+
+
+def test_a_session_s_index_is_kept_and_used_while_the_file_is_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import store.sessions as sessions
+
+    path = tmp_path / "s.jsonl"
+    ids = write_session(path, 300, pad=2000)
+
+    class Kept:
+        def __init__(self) -> None:
+            self.data: dict[Path, bytes] = {}
+
+        def get(self, p: Path) -> bytes | None:
+            return self.data.get(p)
+
+        def put(self, p: Path, data: bytes) -> None:
+            self.data[p] = data
+
+    cache = Kept()
+    first = sessions.read_session(path, cache)
+    assert path in cache.data and len(first.order) == 300
+
+    def no_scan(p: Path) -> object:
+        raise AssertionError("the file was read again")
+
+    real_scan = sessions._scan
+    monkeypatch.setattr(sessions, "_scan", no_scan)
+    again = sessions.read_session(path, cache)
+    assert again.places == first.places
+    before, after = sessions.turns_around(again, ids[150], 2)
+    assert [e.text[:8] for e in before] == ["turn 148", "turn 149"]
+    assert [e.text[:8] for e in after] == ["turn 151", "turn 152"]
+    with open(path, "a", encoding="utf-8") as f:  # pi appends: the index is stale
+        f.write("{not json\n")
+    monkeypatch.setattr(sessions, "_scan", real_scan)
+    changed = sessions.read_session(path, cache)
+    assert changed.corrupt == 1
+    cache.data[path] = b"garbage"
+    assert sessions.read_session(path, cache).corrupt == 1  # a damaged index: read afresh

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from store import MemoryStore, Source
 from store.provenance import NOT_STATED, Passage, Provenance, SourceLink
@@ -12,6 +12,9 @@ from store.sessions import session_context, sessions_root
 
 from ..text import one_line, visible
 from .output import Output
+
+if TYPE_CHECKING:
+    from ..recallcache import SessionIndexCache
 
 BOLD, PLAIN = "\x1b[1m", "\x1b[0m"
 OPEN, CLOSE = "[[", "]]"
@@ -29,6 +32,12 @@ def marked(text: str, passage: Passage | None, tty: bool) -> str:
         + end
         + visible(text[passage.end :], keep_newlines=True)
     )
+
+
+def _cache() -> SessionIndexCache | None:
+    from ..recallcache import SessionIndexCache
+
+    return SessionIndexCache()
 
 
 def _scope(link: SourceLink) -> str:
@@ -55,7 +64,7 @@ def source_json(p: Provenance, root: Path, n: int) -> dict[str, Any]:
             "section": passage.section, "grounded": passage.grounded,
             "matched": list(passage.matched), "missing": list(passage.missing),
         }  # fmt: skip
-        item["session"] = session_context(link.source_id, _scope(link), root, n)
+        item["session"] = session_context(link.source_id, _scope(link), root, n, _cache())
         out["sources"].append(item)
     out["manual"] = [{"at": m.at, "reason": m.reason} for m in p.manual]
     out["inEventLog"] = p.logged
@@ -85,7 +94,7 @@ def print_source(p: Provenance, o: Output, root: Path, n: int) -> None:
         shown = passage if passage.coverage > 0 else None  # nothing to point at
         for line in marked(link.text, shown, o.tty).split("\n"):
             o.line(f"  | {line}")
-        context = session_context(link.source_id, _scope(link), root, n)
+        context = session_context(link.source_id, _scope(link), root, n, _cache())
         if "problem" in context:
             o.line(f"  session: {one_line(context['problem'])}")
             continue
