@@ -211,6 +211,7 @@ async def test_the_review_queue_at_the_fixtures_now(realistic: Path) -> None:
         assert counts(view.queue) == {
             "disputed": 1,
             "conflicted": 2,
+            "not-grounded": 5,  # model-learned claims their source does not state
             "dormant-soon": 22,
             "duplicate": 0,
             "near-duplicate": 1,
@@ -218,7 +219,7 @@ async def test_the_review_queue_at_the_fixtures_now(realistic: Path) -> None:
             "failed-source": 8,
             "low-quality": 3,
         }
-        assert "38 to review" in str(app.screen.query_one("#review-counts").render())
+        assert "43 to review" in str(app.screen.query_one("#review-counts").render())
         review = app.query_one(ReviewList)
         assert [i.reason for i in review.rows[:3]] == ["disputed", "conflicted", "conflicted"]
         await pilot.press("slash", *"reason:dormant-soon", "enter")
@@ -466,7 +467,7 @@ async def test_a_view_is_built_when_first_shown_by_key_or_by_click(realistic: Pa
         await pilot.click("#--content-tab-review")  # a click, not the key: built all the same
         await settle(pilot)
         assert app.query_one("#tabs", TabbedContent).active == "review"
-        assert "38 to review" in str(app.screen.query_one("#review-counts").render())
+        assert "43 to review" in str(app.screen.query_one("#review-counts").render())
         await press(pilot, "h", "w")  # shown again: the same view, not a second one
         assert len(app.screen.query(ReviewView)) == 1
         assert set(dashboard.views) == {"memories", "review", "history"}
