@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -24,18 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from memevo_tui.recallcache import SessionIndexCache  # noqa: E402
 from store.sessions import read_session, turns_around  # noqa: E402
-
-
-class Kept:
-    def __init__(self) -> None:
-        self.data: dict[Path, bytes] = {}
-
-    def get(self, path: Path) -> bytes | None:
-        return self.data.get(path)
-
-    def put(self, path: Path, data: bytes) -> None:
-        self.data[path] = data
 
 
 def write(path: Path, mb: int) -> list[str]:
@@ -83,8 +74,10 @@ def main() -> int:
         floor = median_ms(lambda: path.read_bytes(), times)
         naive = median_ms(lambda: [json.loads(x) for x in path.read_bytes().splitlines()], 1)
         first = median_ms(lambda: read_session(path), times)
-        kept = Kept()
+        os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")
+        kept = SessionIndexCache()  # the cache directory, as the dashboard keeps it
         read_session(path, kept)
+        assert kept.get(path) is not None, "the index was not kept"
 
         def from_index() -> object:
             s = read_session(path, kept)

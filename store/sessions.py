@@ -110,8 +110,7 @@ class _Line(msgspec.Struct):
 _decode_line = msgspec.json.Decoder(_Line).decode
 
 
-@dataclass(frozen=True, slots=True)
-class Place:
+class Place(msgspec.Struct, frozen=True, array_like=True):
     """One entry as the index holds it: where its line is, and its place in the tree."""
 
     offset: int
@@ -121,6 +120,16 @@ class Place:
     type: str
     role: str
     moment_ms: int | None
+
+
+class _Kept(msgspec.Struct):
+    file: list[int]
+    header: dict[str, Any]
+    corrupt: int
+    places: list[Place]
+
+
+_decode_kept = msgspec.json.Decoder(_Kept).decode
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,36 +238,27 @@ def _fingerprint(st: os.stat_result) -> list[int]:
 
 def dump_index(session: Session, st: os.stat_result) -> bytes:
     """The index as bytes, tied to the file as it was (``st``)."""
-    rows = [[p.offset, p.length, p.id, p.parent_id, p.type, p.role, p.moment_ms]
-            for p in (session.places[i] for i in session.order)]  # fmt: skip
-    return msgspec.json.encode(
-        {
-            "file": _fingerprint(st),
-            "header": session.header,
-            "corrupt": session.corrupt,
-            "places": rows,
-        }
-    )
+    places = [session.places[i] for i in session.order]
+    return msgspec.json.encode(_Kept(_fingerprint(st), session.header, session.corrupt, places))
 
 
 def load_index(path: Path, data: bytes, st: os.stat_result) -> Session | None:
     """The session from a kept index, if it was made from the file as it is now."""
     try:
-        kept: Any = msgspec.json.decode(data)
-        if not isinstance(kept, dict) or kept.get("file") != _fingerprint(st):
-            return None
-        session = Session(path, dict(kept["header"]), corrupt=int(kept["corrupt"]))
-        for offset, length, entry_id, parent, kind, role, moment in kept["places"]:
-            place = Place(int(offset), int(length), str(entry_id),
-                          None if parent is None else str(parent), str(kind), str(role),
-                          None if moment is None else int(moment))  # fmt: skip
-            if place.offset < 0 or place.offset + place.length > st.st_size:
-                return None
-            session.places[place.id] = place
-            session.order.append(place.id)
-            session.children.setdefault(place.parent_id, []).append(place.id)
-    except (msgspec.DecodeError, KeyError, TypeError, ValueError):
+        kept = _decode_kept(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
         return None
+    if kept.file != _fingerprint(st):
+        return None
+    session = Session(path, kept.header, corrupt=kept.corrupt)
+    places, order, children = session.places, session.order, session.children
+    size = st.st_size
+    for place in kept.places:
+        if place.offset < 0 or place.length < 0 or place.offset + place.length > size:
+            return None
+        places[place.id] = place
+        order.append(place.id)
+        children.setdefault(place.parent_id, []).append(place.id)
     return session
 
 
