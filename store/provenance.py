@@ -69,7 +69,9 @@ class SourceLink:
 
     source_id: str
     roles: tuple[str, ...]
-    """Why it is listed: "created it", "its evidence", "run of <date>: <reason>"."""
+    """Why it is listed: "created it", "its evidence", "a learning run on <date>"."""
+    models: tuple[str, ...]
+    """The models whose runs on it changed the record (its events' reasons name them)."""
     source: Source | CorruptRow | None
     """The row (None: the store has no row for it; pi may have pruned it)."""
     text: str
@@ -118,6 +120,13 @@ def event_source(e: Event) -> str | None:
         m = _MODEL_REASON.match(reason)
         return m.group("source") if m else None
     return None
+
+
+def event_model(e: Event) -> str | None:
+    """The model a learning run's event names before its source ("provider/model")."""
+    if e.actor != "model" or ": " not in e.reason:
+        return None
+    return e.reason.split(": ", 1)[0].strip() or None
 
 
 def searched_text(source: Source) -> str:
@@ -209,6 +218,7 @@ def provenance(
     """What shaped ``record``: ``events`` are its own (any order), ``rows`` the source
     rows by id (those named and found)."""
     roles: dict[str, list[str]] = {}
+    models: dict[str, list[str]] = {}
 
     def name(source_id: str | None, role: str) -> None:
         if source_id:
@@ -225,6 +235,9 @@ def provenance(
         if source is not None:
             name(source, f"{'captured' if e.actor == 'local' else 'a learning run'} "
                          f"on {e.at[:10]}")  # fmt: skip
+            model = event_model(e)
+            if model and model not in models.setdefault(source, []):
+                models[source].append(model)
         elif e.actor == "manual":
             manual.append(ManualChange(e.at, e.reason))
     links = []
@@ -233,8 +246,9 @@ def provenance(
             continue  # a manual change's own id: listed with the manual changes
         row = rows.get(source_id)
         text = searched_text(row) if isinstance(row, Source) else ""
-        links.append(SourceLink(source_id, tuple(why), row, text,
-                                best_passage(record.content, text) if text else None))  # fmt: skip
+        passage = best_passage(record.content, text) if text else None
+        found = tuple(models.get(source_id, ()))
+        links.append(SourceLink(source_id, tuple(why), found, row, text, passage))
     logged = any(isinstance(e, Event) for e in events)
     return Provenance(record, tuple(links), tuple(manual), logged)
 

@@ -125,6 +125,7 @@ def test_source_verb_marks_the_passage_when_piped_and_says_not_stated(
     assert data["grounded"] is False
     [source] = data["sources"]
     assert source["kind"] == "compact" and source["passage"]["coverage"] == 0
+    assert source["models"] and all("/" in m for m in source["models"])  # the run's model
     assert source["session"]["entry"] == source["id"].rsplit(":", 1)[1]
 
 
@@ -239,6 +240,17 @@ async def test_p_opens_it_from_review_and_from_the_detail_pane(realistic: Path) 
         await until(pilot, lambda: isinstance(app.screen, ProvenanceScreen)
                     and app.screen.loaded is not None, "the pane from the detail")  # fmt: skip
         assert app.screen.memory_id == full_id(realistic, COPIED)  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await pilot.press("h")  # the history: the selected event's record
+        from memevo_tui.widgets.event_list import EventList
+
+        events = app.screen.query_one(EventList)
+        await until(pilot, lambda: bool(events.rows), "the history")
+        events.focus()
+        await settle(pilot)
+        await pilot.press("P")
+        await until(pilot, lambda: isinstance(app.screen, ProvenanceScreen)
+                    and app.screen.loaded is not None, "the pane from history")  # fmt: skip
 
 
 def write_session(path: Path, turns: int, pad: int = 0) -> list[str]:

@@ -53,6 +53,7 @@ def source_json(p: Provenance, root: Path, n: int) -> dict[str, Any]:
             "id": link.source_id,
             "kind": link.kind,
             "roles": list(link.roles),
+            "models": list(link.models),
             "inStore": row is not None,
             "createdAt": row.created_at if row else None,
             "state": row.state if row else None,
@@ -77,7 +78,7 @@ def print_source(p: Provenance, o: Output, root: Path, n: int) -> None:
         o.line("  no source: this record names none (imported, or written by hand)")
     for link in p.sources:
         row = link.source if isinstance(link.source, Source) else None
-        facts = ", ".join(link.roles)
+        facts = ", ".join(link.roles) + (f"; by {', '.join(link.models)}" if link.models else "")
         when = f"{row.created_at}, {row.state}" if row else "not in the store"
         o.line("")
         o.line(f"source {one_line(link.source_id)}  ({link.kind}; {when}; {one_line(facts)})")

@@ -58,8 +58,12 @@ def _source(out: Text, link: SourceLink, context: dict[str, Any]) -> None:
     out.append("\n")
     out.append(f"Source {one_line(link.source_id)}\n", style="bold underline")
     when = f"{row.created_at} · {row.state}" if row else "not in the store"
-    out.append(f"  {link.kind} · {one_line(when)} · {one_line(', '.join(link.roles))}\n",
+    out.append(f"  {link.kind} · {one_line(when)} · {one_line(', '.join(link.roles))}",
                style="dim")  # fmt: skip
+    if link.models:
+        out.append(" · by ", style="dim")
+        out.append(one_line(", ".join(link.models)))
+    out.append("\n")
     passage = link.passage
     if passage is None:
         out.append("  No text is kept for this source.\n", style="italic")

@@ -13,9 +13,10 @@ from store._js import js_json
 
 from ..appstate import Batch
 from ..glyphs import KIND_CODES
-from ..messages import ShowRecord
+from ..messages import ShowProvenance, ShowRecord
 from ..text import one_line
 from ..view import origin_name
+from .memory_list import PROVENANCE_BINDING
 from .virtual_list import Column, VirtualList
 
 EventRow = Event | CorruptRow
@@ -135,6 +136,7 @@ class EventList(VirtualList[HistoryRow]):
             id="history.open",
             tooltip="Show the event's record in the memory list; expand a bulk action",
         ),
+        PROVENANCE_BINDING,
     ]
 
     class Highlighted(VirtualList.Highlighted):
@@ -228,6 +230,14 @@ class EventList(VirtualList[HistoryRow]):
             self.post_message(ShowRecord(row.record_ids[0], "h returns to the history"))
         else:
             self.notify("This event changed no record", severity="warning")
+
+    def action_provenance(self) -> None:
+        """Where the event's (first) record came from."""
+        row = self.highlighted
+        if isinstance(row, Event) and row.record_ids:
+            self.post_message(ShowProvenance(row.record_ids[0]))
+        else:
+            self.notify("No record to show: select an event", severity="warning")
 
     def action_undo(self) -> None:
         self.post_message(self.UndoRequested(self, self.highlighted))
