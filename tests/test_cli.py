@@ -376,3 +376,14 @@ def test_a_backup_keeps_the_stored_spelling_and_counts_each_source_once(
         if item["id"] in odd:  # the stored text itself, numbers as spelt
             assert f'"memory": {raw[item["id"]]}' in line and '"revision":1E0' in line
     assert f"{len(seen)} source(s)" in note and len(odd) == 3
+
+
+def test_synthetic_stores_are_made_at_the_fixtures_now() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from synthetic import NOW_MS
+
+    from store._js import parse_ms
+
+    from conftest import FIXTURE_NOW
+
+    assert parse_ms(FIXTURE_NOW) == NOW_MS  # "2026-11-01T12:00:00.000Z", as it says
