@@ -4,7 +4,7 @@ memevo-tui) the way a user's machine might, and says whether memevo-tui held.
     python scripts/probe_faults.py [--shared ../shared]
 
 One line per probe: ``held`` or ``NOT HELD``, the probe, and what was seen. Exit 0
-when every probe held. Needs the fixtures in ../shared; the serve probe needs
+when every probe held. Uses the fixtures in ../shared (else tests/fixtures); the serve probe needs
 ``.[serve]`` (and is skipped without it), the device probe root.
 """
 
@@ -337,7 +337,10 @@ PROBES: list[tuple[str, str, Callable[[Probe], Result]]] = [
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
+    beside = ROOT.parent / "shared"
+    kept = ROOT / "tests"  # tests/fixtures: the copy kept in the repository
+    parser.add_argument("--shared", type=Path,
+                        default=beside if (beside / "fixtures").is_dir() else kept)  # fmt: skip
     args = parser.parse_args()
     probe = Probe(args.shared)
     failed = 0

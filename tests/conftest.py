@@ -13,8 +13,21 @@ from store import fixed_clock
 from store.demo import build_demo
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("MEMEVO_SHARED", ROOT.parent / "shared"))
-FIXTURES = SHARED / "fixtures"
+KEPT = ROOT / "tests" / "fixtures"
+"""The upstream-written fixtures, kept in the repository: a clone alone runs its tests."""
+
+
+def _fixtures() -> Path:
+    """``$MEMEVO_SHARED/fixtures``, else ``../shared/fixtures`` beside the repository,
+    else the copy kept in ``tests/fixtures``."""
+    named = os.environ.get("MEMEVO_SHARED")
+    if named:
+        return Path(named) / "fixtures"
+    beside = ROOT.parent / "shared" / "fixtures"
+    return beside if beside.is_dir() else KEPT
+
+
+FIXTURES = _fixtures()
 FIXTURE_NOW = "2026-11-01T12:00:00.000Z"
 DEMO_NOW = "2026-11-29T12:00:00.000Z"
 
@@ -23,7 +36,7 @@ def copy_fixture(name: str, dest_dir: Path) -> Path:
     """A private, writable copy of a fixture: fixtures are never opened in place."""
     source = FIXTURES / name
     if not source.is_file():
-        pytest.fail(f"fixture {source} is missing: shared/ must sit beside the repository")
+        pytest.fail(f"fixture {source} is missing (MEMEVO_SHARED names a folder without it?)")
     target = dest_dir / name
     shutil.copyfile(source, target)
     target.chmod(0o600)

@@ -387,3 +387,21 @@ def test_synthetic_stores_are_made_at_the_fixtures_now() -> None:
     from conftest import FIXTURE_NOW
 
     assert parse_ms(FIXTURE_NOW) == NOW_MS  # "2026-11-01T12:00:00.000Z", as it says
+
+
+def test_the_fixtures_kept_in_the_repository_are_upstream_s() -> None:
+    """tests/fixtures is a copy of the upstream-written stores (MANIFEST.md's hashes)."""
+    import hashlib
+    import re
+
+    kept = Path(__file__).resolve().parent / "fixtures"
+    manifest = (kept / "MANIFEST.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| (\S+\.sqlite) \| \d+ \| ([0-9a-f]{64}) \|$", manifest, re.M)
+    assert {name for name, _ in listed} == {
+        "realistic.sqlite",
+        "hostile.sqlite",
+        "future-schema.sqlite",
+    }
+    for name, digest in listed:
+        assert hashlib.sha256((kept / name).read_bytes()).hexdigest() == digest, name
+    assert len(list((kept / "sessions").glob("*/*.jsonl"))) == 88
