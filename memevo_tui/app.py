@@ -45,7 +45,7 @@ from .resources import stylesheet
 from .screens.dashboard import Dashboard
 from .screens.help import HelpScreen, help_text
 from .state import DashboardState
-from .text import one_line, plain_lines
+from .text import one_line, plain_lines, visible
 from .typeahead import run_binding_now, split_alt
 
 
@@ -119,9 +119,12 @@ class MemevoApp(App[None]):
         )
 
     def copy_to_clipboard(self, text: str) -> None:
-        """Copy ``text`` as it reads; a lone surrogate (valid in a JavaScript string,
-        not in UTF-8) goes as U+FFFD, as Node would encode it."""
-        super().copy_to_clipboard(LONE_SURROGATE.sub("\ufffd", text))
+        """Copy ``text`` as it reads on screen: a control, bidi or invisible character
+        as its visible stand-in (never raw ESC, BEL or an OSC sequence into the
+        clipboard, nor into the terminal's OSC 52), line breaks kept; a lone surrogate
+        (valid in a JavaScript string, not in UTF-8) as U+FFFD, as Node encodes it."""
+        shown = visible(text, keep_newlines=True)
+        super().copy_to_clipboard(LONE_SURROGATE.sub("\ufffd", shown))
 
     def get_default_screen(self) -> Dashboard:
         return Dashboard(self.state)

@@ -67,6 +67,8 @@ class ExportRequest:
     """The dashboard's filter tokens (``kind:fact state:dormant``); empty: every record."""
     ids: frozenset[str] | None = None
     """Only these records (the dashboard's marked or listed set)."""
+    marked: bool = True
+    """``ids`` are the records the user marked (False: the ones the list showed)."""
     with_events: bool = False
     with_sources: bool = False
 
@@ -238,7 +240,8 @@ def _jsonl(
             "exportedAt": iso(snap.now_ms),
             "memevoTui": __version__,
             "filter": request.filter,
-            "marked": sorted(request.ids) if request.ids is not None else None,
+            "marked": sorted(request.ids) if request.ids is not None and request.marked else None,
+            "listed": len(request.ids) if request.ids is not None and not request.marked else None,
             "withEvents": request.with_events,
             "withSources": request.with_sources,
             "records": len(chosen.records),

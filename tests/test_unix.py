@@ -590,7 +590,18 @@ async def test_the_dashboard_exports_the_marked_records(realistic: Path, tmp_pat
         assert str(target) in toast.message and "2 record(s)" in toast.message
         lines = [json.loads(x) for x in target.read_text().splitlines()]
         assert {x["id"] for x in lines[1:]} == marked
+        assert sorted(marked) == lines[0]["marked"] and lines[0]["listed"] is None
         assert all("events" in x and "sources" in x for x in lines[1:])
+        # nothing marked: the listed records, and the header says so (no "marked" list)
+        await pilot.press("escape")  # drop the marks
+        await settle(pilot)
+        listed_to = tmp_path / "listed.jsonl"
+        await pilot.press("ctrl+e", "j", "enter")
+        await settle(pilot)
+        await pilot.press("ctrl+u", *str(listed_to), "enter")
+        await until(pilot, lambda: listed_to.exists(), "the listed export")
+        head = json.loads(listed_to.read_text().splitlines()[0])
+        assert head["marked"] is None and head["listed"] == head["records"] > 2
         # an existing file is never overwritten
         await pilot.press("ctrl+e", "j", "enter")
         await settle(pilot)

@@ -164,3 +164,18 @@ async def test_an_action_link_in_a_record_is_shown_not_run(hostile: Path) -> Non
         await pilot.click(toast, offset=(20, 1))  # where "click here" is drawn
         await settle(pilot)
         assert app.is_running
+
+
+async def test_a_copied_text_is_the_text_as_shown_never_raw_escapes(hostile: Path) -> None:
+    """y / Y on a record holding ESC, BEL and an OSC 52 sequence: the clipboard (and
+    the OSC 52 the terminal is sent) gets their visible stand-ins."""
+    app = make_app(hostile)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await notices_after(pilot, "slash", *"raw-escape", "enter")
+        row = app.query_one("#memory-list", MemoryList).highlighted
+        assert isinstance(row, Memory) and "\x1b]52" in row.content
+        await notices_after(pilot, "Y")
+        copied = app.clipboard
+        assert copied and not any(c in copied for c in "\x1b\x07\r")
+        assert "␛]52;c;" in copied and "BEL" in copied

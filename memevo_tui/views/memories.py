@@ -253,7 +253,8 @@ class MemoriesView(MarkingView):
     @work(group="export", exit_on_error=False)
     async def export_to(self, path: Path, ids: frozenset[str], what: str, fmt: Format) -> None:
         backup = fmt == BACKUP
-        request = ExportRequest(format=fmt, ids=ids, with_events=backup, with_sources=backup)
+        request = ExportRequest(format=fmt, ids=ids, marked=what == "marked",
+                                with_events=backup, with_sources=backup)  # fmt: skip
         try:
             store = await self.state.open()
             with atomic_file(path) as handle:
