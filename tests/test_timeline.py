@@ -325,3 +325,18 @@ def test_diff_screen(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
     keys = ("D", *"2026-10-01 2026-10-20", "enter", "j", "j")
     assert snap_compare(app, terminal_size=size, run_before=then(*keys))
+
+
+def test_each_zoom_says_its_column_in_plain_words() -> None:
+    from memevo_tui.views.timeline import ZOOMS
+
+    assert [z.each for z in ZOOMS] == ["a day", "a day", "a week", "a week", "every 4 weeks"]
+
+
+def test_help_names_a_binding_with_several_keys_once() -> None:
+    from memevo_tui.screens.help import key_rows
+    from memevo_tui.widgets.timeline_chart import TimelineChart
+
+    table = key_rows([("timeline", TimelineChart.BINDINGS)], {})
+    keys = [str(c) for c in table.columns[0].cells]
+    assert "  +" in keys and "  + / +" not in keys

@@ -53,10 +53,10 @@ def key_rows(
         table.add_row(Text.assemble("\n", (where, "bold underline")), "")
         for b in rows:
             keys = keymap.get(b.id or "", b.key)
-            shown = " / ".join(
-                b.key_display if b.key_display and keys == b.key else format_key(k.strip())
-                for k in keys.split(",")
-            )
+            if b.key_display and keys == b.key:  # one name for the binding's keys
+                shown = b.key_display
+            else:
+                shown = " / ".join(format_key(k.strip()) for k in keys.split(","))
             does = Text(b.tooltip or b.description or b.action)
             does.append(f"  {b.id}", style="dim")
             table.add_row(f"  {shown}", does)

@@ -50,7 +50,15 @@ class Zoom:
 
     @property
     def per(self) -> str:
+        """A column's span as a noun: "day", "week", "4 weeks"."""
+        if self.days % 7 == 0 and self.days > 7:
+            return f"{self.days // 7} weeks"
         return {1: "day", 7: "week"}.get(self.days, f"{self.days} days")
+
+    @property
+    def each(self) -> str:
+        """How often a column comes: "a day", "a week", "every 4 weeks"."""
+        return f"a {self.per}" if self.days in (1, 7) else f"every {self.per}"
 
 
 ZOOMS = (
@@ -206,26 +214,27 @@ class TimelineView(BaseView):
         seen = {s for v in states if v for s, n in v.items() if n}
         panels = (
             Panel(
-                f"Records by state, at each {zoom.per}'s end",
+                "Records by state, at each "
+                + (f"{zoom.per}'s end" if zoom.days in (1, 7) else "column's end"),
                 tuple(s for s in STATES if s in seen) or ("fresh",),
                 states,
                 frozenset(unknown),
                 weight=3,
             ),
             Panel(
-                f"Events a {zoom.per}",
+                f"Events {zoom.each}",
                 tuple(a for a in ACTORS if any(e.get(a) for e in events)) or ("model",),
                 events,
                 weight=2,
             ),
             Panel(
-                f"Learning runs a {zoom.per}",
+                f"Learning runs {zoom.each}",
                 ("done", "failed"),
                 [{"done": r.done, "failed": r.failed} for r in learned],
                 labels={"done": "finished"},
             ),
             Panel(
-                f"Model spend a {zoom.per} (as reported)",
+                f"Model spend {zoom.each} (as reported)",
                 ("usd",),
                 [{"usd": r.usd} for r in learned],
                 money=True,
@@ -240,7 +249,7 @@ class TimelineView(BaseView):
         zoom, columns = ZOOMS[self.zoom], self.buckets
         counted = sum(1 for b in columns if b.end in self.stood)
         progress = f" · counting {counted} of {len(columns)}…" if counted < len(columns) else ""
-        head = f"The last {zoom.label}, a column a {zoom.per}{progress} · ←/→ +/- enter"
+        head = f"The last {zoom.label}, a column {zoom.each}{progress} · ←/→ +/- enter"
         if columns:
             head += "\n" + self.describe(self.query_one(TimelineChart).cursor)
         self.query_one("#timeline-heading", Static).update(head)
