@@ -42,6 +42,7 @@ from .screens.confirm import (
     conflict_dialog,
     forget_dialog,
     incorrect_dialog,
+    undo_cost,
     undo_dialog,
 )
 from .screens.correct import edit_correction
@@ -424,6 +425,7 @@ class Curator:
         if store is None:
             return
         steps: list[AnyStep] = []
+        blocked: list[tuple[str, str]] = []
         for event_id in reversed(batch.events):
             memory_id, text = "", ""
             try:
@@ -431,6 +433,8 @@ class Curator:
                 if event.after:
                     memory_id = str(event.after[0].get("id", ""))
                     text = str(event.after[0].get("content", ""))
+                blocked += [(str(a.get("scope", "")), str(a.get("content", "")))
+                            for a in event.after]  # fmt: skip
                 await store.undo_preview(event_id)
                 steps.append(UndoStep(event_id, memory_id, text))
             except StoreError as exc:  # upstream's refusal, or why the store could not tell
@@ -446,4 +450,5 @@ class Curator:
             if yes:
                 self._run("curator-bulk", self._write_many("undo", steps))
 
-        self.app.push_screen(bulk_dialog(title, steps), done)
+        notes = [undo_cost(blocked)] if blocked else []
+        self.app.push_screen(bulk_dialog(title, steps, notes), done)

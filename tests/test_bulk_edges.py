@@ -30,6 +30,7 @@ from apphelpers import (
     event_count,
     make_app,
     press,
+    select,
     settle,
     stored,
     until,
@@ -458,3 +459,34 @@ async def test_a_bulk_pin_says_which_records_it_leaves_as_they_are(realistic: Pa
         assert "2 already pinned: left as they are." in preview
         await press(pilot, "y")
         assert event_count(realistic) == before + 2  # only what changes is written
+
+
+async def test_an_undo_says_it_blocks_the_text_and_names_the_record(realistic: Path) -> None:
+    """pi's undo blocks each undone text in its origin, even a pin's (§4.9): the single
+    undo names the record and its text; the batch's says how many texts, and where."""
+    from test_many import mark_three
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        ids = await mark_three(pilot)
+        texts = {r.id: r.content for r in memories(app).rows if isinstance(r, Memory)}
+        await pilot.press("p", "y")
+        await settle(pilot)
+        await press(pilot, "h")
+        history = app.query_one(EventList)
+        history.cursor = next(n for n, r in enumerate(history.rows) if isinstance(r, BatchRow))
+        await settle(pilot)
+        await press(pilot, "u")
+        assert isinstance(app.screen, ConfirmScreen)
+        preview = words(dialog_text(app.screen))
+        assert "pi will also never learn these 3 texts again in" in preview
+        await pilot.press("escape")
+        await press(pilot, "m", "escape")
+        await select(pilot, ids[0])
+        await press(pilot, "u")
+        assert isinstance(app.screen, ConfirmScreen)
+        preview = words(dialog_text(app.screen))
+        assert f"{ids[0]}: {words(texts[ids[0]])[:40]}" in preview
+        assert "pi will also never learn this text again in /home/dev/projects/" in preview
+        await pilot.press("escape")

@@ -98,10 +98,29 @@ def conflict_dialog(first: str, second: str) -> ConfirmScreen:
     return ConfirmScreen("Quarantine both as conflicting?", detail, yes="Conflict")
 
 
+def undo_cost(texts: Sequence[tuple[str, str]]) -> str:
+    """What an undo does besides restoring (pi's §4.9): it blocks each undone text in
+    its origin, even when the text did not change (undoing a pin or a verdict).
+    ``texts``: (origin, text) of each record it writes."""
+    origins = sorted({one_line(origin) for origin, _ in texts})
+    where = origins[0] if len(origins) == 1 else f"{len(origins)} origins"
+    if len(texts) == 1:
+        return f"pi will also never learn this text again in {where}."
+    return f"pi will also never learn these {len(texts)} texts again in {where}."
+
+
 def undo_dialog(what: str, plan: list[tuple[dict[str, Any], dict[str, Any]]]) -> ConfirmScreen:
-    """Asks before undoing ``what``, showing what the undo would write."""
+    """Asks before undoing ``what``, naming the record and its text, saying what else
+    the undo does, and showing what it would write."""
     detail = describe_undo(plan, in_pane=False)
-    return ConfirmScreen("Undo", detail, summary=Text(f"Undo {what}?"), yes="Undo")
+    texts = [(str(c.get("scope", "")), str(c.get("content", ""))) for c, _ in plan]
+    summary = Text(f"Undo {what}?\n")
+    for (_, text), (current, _) in zip(texts, plan, strict=True):
+        summary.append(f"{one_line(str(current.get('id', '')))}: ", style="bold")
+        summary.append(one_line(text, 100) + "\n")
+    if texts:
+        summary.append(undo_cost(texts), style="italic")
+    return ConfirmScreen("Undo", detail, summary=summary, yes="Undo")
 
 
 def incorrect_dialog(content: str, duplicates: int) -> ConfirmScreen:
