@@ -138,3 +138,26 @@ async def test_earlier_turns_make_a_follow_up(realistic: Path) -> None:
 
         await press(pilot, "ctrl+l")
         assert pane.turns == [] and [i for i, r in shown(app) if r is None] == alone
+
+
+async def test_the_preview_follows_the_dial_without_a_toast_and_never_toasts_elsewhere(
+    realistic: Path,
+) -> None:
+    from apphelpers import until
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await press(pilot, "i", *"which port does the api dev server listen on", "enter")
+        pane = app.screen.query_one(RecallPane)
+        await until(pilot, lambda: pane.result is not None, "the preview")
+        await press(pilot, "m", "t", *"2025-01-01", "enter")
+        await until(pilot, lambda: app.state.as_of is not None, "the dial")
+        await press(pilot, "t", *"2024-10-01", "enter")
+        await until(pilot, lambda: app.state.as_of == 1727740800000, "the dial again")
+        await press(pilot, "i", "escape")  # out of the prompt box: 0 is the dial's key
+        await settle(pilot)
+        await press(pilot, "0")
+        await until(pilot, lambda: app.state.as_of is None, "back to now")
+        await settle(pilot)
+        assert not any(n.title == "Recall preview changed" for n in app._notifications)

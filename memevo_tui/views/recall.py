@@ -53,7 +53,9 @@ class RecallView(BaseView):
             pane = self.query_one(RecallPane)
             if pane.prompt.strip():
                 turns = tuple(pane.turns) if pane.purpose == "inject" else ()
-                self.run_recall(pane.prompt, pane.purpose, turns, rerun=True)
+                # a dial move is the user's own: the preview follows it without a toast
+                rerun = not isinstance(change, Dialed)
+                self.run_recall(pane.prompt, pane.purpose, turns, rerun=rerun)
 
     def status_parts(self) -> list[str]:
         pane = self.query_one(RecallPane)
@@ -90,5 +92,6 @@ class RecallView(BaseView):
     def on_recall_view_computed(self, message: Computed) -> None:
         changes = self.query_one(RecallPane).show(message.result, message.digest)
         self.post_message(StatusChanged())
-        if message.rerun and changes:
+        shown = all(node.display for node in self.ancestors_with_self)
+        if message.rerun and changes and shown:  # never from a view the user is not in
             self.notify("\n".join(changes[:4]), title="Recall preview changed", timeout=8)
