@@ -37,10 +37,11 @@ import os
 import signal
 import struct
 import sys
-from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -49,7 +50,8 @@ from .index import RecordWords, record_words, text_words
 from .lifeline import die_with_parent
 from .model import Memory
 
-_T = TypeVar("_T")
+if TYPE_CHECKING:
+    from multiprocessing.pool import Pool
 
 MAGIC = b"memevo-words\x00v1\n"
 FORMAT = 1
@@ -168,7 +170,10 @@ class WordCache:
         # an exception, a Ctrl+C) terminates the workers at once rather than waiting for
         # their work; and each worker ends with this process should it die first.
         context = multiprocessing.get_context("spawn")
-        with _started_whole(lambda: context.Pool(workers, initializer=die_with_parent)) as pool:
+        with (
+            _children_quiet(),
+            _started_whole(lambda: context.Pool(workers, initializer=die_with_parent)) as pool,
+        ):
             texts = [[(m.content, m.search_terms) for m, _ in part] for part in parts]
             for part, found in zip(parts, pool.imap(_texts_words, texts), strict=True):
                 for (m, mark), (mentions, alias, body) in zip(part, found, strict=True):
@@ -236,28 +241,66 @@ class WordCache:
 _HELD = {getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, n)}
 
 
-def _started_whole(start: Callable[[], _T]) -> _T:
-    """``start()`` with SIGTERM, SIGHUP and SIGINT held until it returns, and with the
-    processes it starts writing nothing to the terminal (their standard error is the
-    null device: a worker's failure reaches this process as the exception of its part).
-    A pool cut short as it starts, or while this process leaves, must not print a
-    worker's traceback over the user's shell. A signal held is taken once it returns."""
-    held = hasattr(signal, "pthread_sigmask")
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD) if held else set()
-    saved = -1
+@contextlib.contextmanager
+def _started_whole(start: Callable[[], Pool]) -> Iterator[Pool]:
+    """The pool ``start()`` makes, started with SIGTERM, SIGHUP and SIGINT held (a
+    signal taken while a pool starts would leave a worker half started, waiting for
+    what it was never sent) and entered before they are let through: a signal held is
+    taken inside the pool's own block, so the pool is terminated, never left running
+    while this process leaves. Held by handlers that note the signal, not by a mask:
+    another thread (a database connection's) would take a masked one for the process."""
+    held: list[int] = []
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in _HELD:
+            previous[sig] = signal.signal(sig, lambda signum, _frame: held.append(signum))
+
+    def let_through() -> None:
+        for sig, handler in previous.items():
+            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+        previous.clear()
+        for sig in held[:1]:
+            signal.raise_signal(sig)
+
     try:
-        with contextlib.suppress(OSError):
-            saved = os.dup(2)
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, 2)
-            os.close(null)
-        return start()
+        pool = start()
+    except BaseException:
+        let_through()
+        raise
+    with pool:
+        let_through()
+        yield pool
+
+
+@contextlib.contextmanager
+def _children_quiet() -> Iterator[None]:
+    """While the pool lives, the processes it starts (a replacement too) write nothing
+    to the terminal: their standard error is the null device, this process's own
+    (``sys.stderr``: the progress line) still the terminal. A pool cut short by a
+    signal must not print a worker's traceback over the user's shell; a worker's
+    failure reaches this process as the exception of its part."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):
+        yield
+        return
+    old = sys.stderr
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 2)
+        os.close(null)
+        sys.stderr = os.fdopen(os.dup(saved), "w", buffering=1,
+                               encoding=getattr(old, "encoding", None) or "utf-8",
+                               errors="backslashreplace")  # fmt: skip
+        yield
     finally:
-        if saved >= 0:
-            os.dup2(saved, 2)
-            os.close(saved)
-        if held:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if sys.stderr is not old:
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.close()
+            sys.stderr = old
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _texts_words(texts: list[tuple[str, tuple[str, ...]]]) -> list[RecordWords]:

@@ -72,3 +72,56 @@ def test_a_signal_to_search_while_it_reads_words_in_workers_leaves_nothing_behin
             proc.kill()
         for pid, _ in session_members(proc.pid):
             os.kill(pid, signal.SIGKILL)
+
+
+class _Leaving(Exception):
+    pass
+
+
+def test_a_signal_taken_by_another_thread_while_a_pool_starts_ends_the_pool() -> None:
+    """A signal to the process while its worker pool starts is delivered to whichever
+    thread does not block it (a database connection's): it must still be taken inside
+    the pool's block, so the pool is terminated, never lost as its start is cut short."""
+    import threading
+
+    from store.wordcache import _started_whole
+
+    seen: list[str] = []
+
+    class Pool:
+        def __enter__(self) -> Pool:
+            seen.append("entered")
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            seen.append("terminated")
+
+    def start() -> Pool:
+        # another thread signals the process mid-start, and is still alive after it
+        done = threading.Event()
+
+        def signal_then_wait() -> None:
+            os.kill(os.getpid(), signal.SIGTERM)
+            done.wait(5)
+
+        signaller = threading.Thread(target=signal_then_wait, daemon=True)
+        signaller.start()
+        for _ in range(10_000):  # bytecode boundaries where a handler would run
+            pass
+        time.sleep(0.05)
+        done.set()
+        signaller.join()
+        seen.append("started")
+        return Pool()
+
+    def leave(signum: int, _frame: object) -> None:
+        raise _Leaving
+
+    previous = signal.signal(signal.SIGTERM, leave)
+    try:
+        with pytest.raises(_Leaving), _started_whole(start):  # type: ignore[arg-type]
+            seen.append("worked")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert seen == ["started", "entered", "terminated"]
+    assert signal.getsignal(signal.SIGTERM) is previous
