@@ -21,8 +21,8 @@ from store import (
     default_db_path,
     fixed_clock,
 )
-from store._js import iso
 from store.demo import build_demo
+from store.js import iso
 
 from . import __version__
 from .cli import EXIT_CANNOT_RUN, add_verbs, execute

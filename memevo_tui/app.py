@@ -23,7 +23,7 @@ from textual.driver import Driver
 from textual.notifications import SeverityLevel
 
 from store import Clock, Memory, MemoryLoad, Replaced, StoreError, system_clock
-from store._js import LONE_SURROGATE
+from store.js import LONE_SURROGATE
 
 from .appstate import Visit, reconcile
 from .commands import MemevoCommands

@@ -30,7 +30,7 @@ from textual.notifications import SeverityLevel
 from textual.worker import WorkerState
 
 from store import Changed, CorruptRow, Memory, MemoryStore, Refused, Replaced, StoreError
-from store._js import iso
+from store.js import iso
 
 from .appstate import Batch
 from .bulk import AnyStep, UndoStep, plan

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from store import CorruptRow, Memory, MemoryStore, StoredMemory
-from store._js import iso
+from store.js import iso
 from store.model import Snapshot
 from store.redact import redact
 from store.rows import parse_event_row, parse_memory_row

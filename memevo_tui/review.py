@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from store import CorruptRow, Memory, Source
-from store._js import fp
+from store.js import fp
 from store.provenance import NOT_STATED, best_passage, searched_text
 
 from .text import one_line

@@ -30,7 +30,7 @@ from store import (
     StoreError,
     system_clock,
 )
-from store._js import fp, iso
+from store.js import fp, iso
 from store.model import retimed
 from store.sessions import sessions_root
 

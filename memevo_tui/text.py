@@ -14,7 +14,7 @@ import re
 import unicodedata
 from typing import Any
 
-from store._js import iso, parse_ms
+from store.js import iso, parse_ms
 from store.model import Evidence, Signal
 
 INVISIBLE = (

@@ -284,6 +284,11 @@ BY_NAME: dict[str, Verb] = {v.name: v for v in VERBS}
 KEYED: tuple[Verb, ...] = tuple(v for v in VERBS if v.key)
 """The verbs with a key of their own, in the order help and the palette list them."""
 BULK_VERBS: tuple[str, ...] = tuple(v.name for v in VERBS if v.bulk)
+PI_WRITES = ("capture", "learn", "import")
+"""What pi itself writes to the log, named as History names its events: a local
+capture, a learning run and a legacy import (the rest of the log is these verbs)."""
+LOGGED: tuple[str, ...] = PI_WRITES + tuple(v.name for v in VERBS)
+"""Every verb an event of the log can show (History's ``verb:`` filter)."""
 CLI_VERBS: dict[str, Verb] = {}
 """Each command-line write verb, and the first verb written by it (its help, arguments)."""
 for _v in VERBS:

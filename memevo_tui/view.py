@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from store import CorruptRow, Memory
-from store._js import parse_ms
+from store.js import parse_ms
 from store.model import STATUSES
 from store.quality import confirmed_ms, evidence_weight
 

@@ -52,7 +52,7 @@ TIMED_WRITER = textwrap.dedent(
     """
     import asyncio, sqlite3, sys, time
     from store import MemoryStore
-    from store._js import fp, iso, js_json
+    from store.js import fp, iso, js_json
     from synthetic import new_record
 
     def insert(con, n):

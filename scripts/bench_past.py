@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import NOW_MS, build_with_history
 
 from store import CorruptRow, Memory, MemoryStore, fixed_clock
-from store._js import iso
+from store.js import iso
 from store.past import PastLog
 
 DAY = 86_400_000

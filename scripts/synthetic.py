@@ -7,8 +7,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from store._js import fp, iso, js_json
 from store.create import create_store
+from store.js import fp, iso, js_json
 
 KINDS = ("fact", "preference", "decision", "project_state")
 WORDS = (

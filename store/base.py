@@ -13,10 +13,10 @@ from urllib.parse import quote
 
 import aiosqlite
 
-from ._js import iso
 from .clock import Clock
 from .errors import Replaced, translate
 from .identity import FileIdentity
+from .js import iso
 from .policy import DEFAULT, Policy
 
 IdFactory = Callable[[], str]

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ._js import iso
 from .base import StoreBase
+from .js import iso
 
 HOUR_MS = 3_600_000
 DAY_MS = 86_400_000

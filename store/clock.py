@@ -6,7 +6,7 @@ import os
 import time
 from collections.abc import Callable
 
-from ._js import parse_ms
+from .js import parse_ms
 
 Clock = Callable[[], float]
 

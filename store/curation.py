@@ -9,8 +9,8 @@ from typing import Any
 
 import aiosqlite
 
-from ._js import fp, js_json, js_len, js_next, js_trim, parse_ms, union
 from .errors import Refused
+from .js import fp, js_json, js_len, js_next, js_trim, parse_ms, union
 from .model import VERDICTS, CorruptRow
 from .redact import redact
 from .rows import parse_event_row

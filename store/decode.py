@@ -23,7 +23,7 @@ from typing import Literal
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from ._js import MAX_SAFE_INTEGER, fp, is_js_integer, js_number, js_trim, js_whole, parse_ms
+from .js import MAX_SAFE_INTEGER, fp, is_js_integer, js_number, js_trim, js_whole, parse_ms
 from .model import Evidence, Memory, Signal
 from .validate import BASIS_METHODS, hash24_ok, search_terms_problem, term_problem, valid_identifier
 

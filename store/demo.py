@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._js import fp, iso, js_json
 from .create import create_store
+from .js import fp, iso, js_json
 from .learning import ClaimIn, Learning, Run
 from .store import MemoryStore
 

@@ -20,9 +20,9 @@ import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from ._js import iso
 from .budget import HOUR_MS, budget_status
 from .clock import Clock
+from .js import iso
 from .learning import ClaimIn, Learning
 from .store import MemoryStore
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ._js import fp, js_len, js_trim
+from .js import fp, js_len, js_trim
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^(#{1,6})\s+(\S.*)$")

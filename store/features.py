@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from sys import intern
 
-from ._js import _JS_WS, JS_SPACE, clip_bytes, js_len, js_trim
+from .js import _JS_WS, JS_SPACE, clip_bytes, js_len, js_trim
 from .redact import redact
 
 try:  # pragma: no cover - exercised by whichever branch the machine has

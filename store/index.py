@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._js import fp, js_json, parse_ms
 from .features import document_words, facets, locale_key, pasted_literals, query_features
+from .js import fp, js_json, parse_ms
 from .model import Memory
 from .quality import factor_dormant
 from .recall import (

@@ -15,10 +15,10 @@ from typing import Any
 
 import aiosqlite
 
-from ._js import clip_bytes, fp, iso, js_json, js_len, js_next, js_trim, parse_ms, union
 from .errors import Refused
 from .extract import extract
 from .features import document_features
+from .js import clip_bytes, fp, iso, js_json, js_len, js_next, js_trim, parse_ms, union
 from .model import FAILURE_CODES, Source
 from .quality import may_replace
 from .redact import redact

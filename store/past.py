@@ -63,9 +63,9 @@ from typing import Any
 
 import orjson
 
-from ._js import iso, parse_ms
 from .base import StoreBase
 from .errors import NotInLog
+from .js import iso, parse_ms
 from .model import CorruptRow, Memory, Signal, StoredMemory, retimed
 from .rows import listed_from_data, loads, signal_of
 from .validate import event_problem

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ._js import _JS_WS, JS_DOT, is_safe_integer, js_len, js_number, utf8_len
+from .js import _JS_WS, JS_DOT, is_safe_integer, js_len, js_number, utf8_len
 
 MAX_BYTES = 8192
 _MODEL = re.compile(f"[^{_JS_WS}/]+/{JS_DOT}+")

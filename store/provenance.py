@@ -22,8 +22,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ._js import js_len
 from .features import features
+from .js import js_len
 from .model import CorruptRow, Event, Memory, Source
 
 GROUNDED = 0.5

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._js import is_canonical_iso, iso, parse_ms
+from .js import is_canonical_iso, iso, parse_ms
 
 if TYPE_CHECKING:  # the model imports this module: the records hold no quality of their own
     from .model import Memory

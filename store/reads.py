@@ -11,9 +11,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import decode
-from ._js import fp, iso, js_json, parse_ms
 from .base import StoreBase
 from .errors import NotInLog, Refused, corrupt
+from .js import fp, iso, js_json, parse_ms
 from .model import (
     CorruptRow,
     Event,

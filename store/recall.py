@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-from ._js import JS_SPACE, clip_bytes, fp, js_json, js_trim, utf8_len
 from .features import (
     LITERALS,
     MAX_HISTORY_TURN_BYTES,
@@ -30,6 +29,7 @@ from .features import (
     features,
     query_features,
 )
+from .js import JS_SPACE, clip_bytes, fp, js_json, js_trim, utf8_len
 from .model import Memory
 from .redact import redact
 

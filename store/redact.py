@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ._js import _JS_WS, JS_NON_SPACE, JS_SPACE, js_trim
+from .js import _JS_WS, JS_NON_SPACE, JS_SPACE, js_trim
 
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _PEM = re.compile(

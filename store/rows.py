@@ -6,8 +6,8 @@ import json
 from sys import intern
 from typing import Any
 
-from ._js import fp, js_whole
 from .decode import listed_fast
+from .js import fp, js_whole
 from .model import CorruptRow, Event, Evidence, Memory, ModelCall, Signal, Source, StoredMemory
 from .validate import event_problem, record_problem
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ._js import is_safe_integer, js_number
 from .budget import Budget, budget_status
 from .errors import StoreError
+from .js import is_safe_integer, js_number
 from .model import CorruptRow, Event, ModelCall, Source
 from .policy import Policy
 from .rows import MODEL_CALL_COLUMNS

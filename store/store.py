@@ -12,11 +12,11 @@ import os
 import uuid
 from pathlib import Path
 
-from ._js import iso
 from .base import IdFactory
 from .clock import Clock, system_clock
 from .curation import Curation
 from .errors import StoreError
+from .js import iso
 from .opening import check_store_file, open_connection
 from .reads import Reads
 

@@ -20,8 +20,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ._js import is_safe_integer, parse_ms
 from .base import StoreBase
+from .js import is_safe_integer, parse_ms
 from .model import CorruptRow, Memory
 from .past import PastLog
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ._js import is_js_integer, js_json, js_len, js_number, js_trim, parse_ms, utf8_len
+from .js import is_js_integer, js_json, js_len, js_number, js_trim, parse_ms, utf8_len
 from .redact import redact
 
 _HASH24 = re.compile(r"[a-f0-9]{24}")  # JavaScript's ^…$: no newline before the end

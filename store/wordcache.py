@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 
 MAGIC = b"memevo-words\x00v1\n"
 FORMAT = 1
-_RULES = ("features.py", "redact.py", "recall.py", "_js.py")
+_RULES = ("features.py", "redact.py", "recall.py", "js.py")
 """The modules whose code decides a record's words."""
 
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import aiosqlite
 
-from ._js import fp, js_json, parse_ms
 from .base import StoreBase
 from .errors import Changed, ReadOnly, Refused, translate
 from .extract import extract
+from .js import fp, js_json, parse_ms
 from .model import CorruptRow
 from .rows import parse_memory_row
 from .validate import record_problem

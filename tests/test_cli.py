@@ -382,7 +382,7 @@ def test_synthetic_stores_are_made_at_the_fixtures_now() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
     from synthetic import NOW_MS
 
-    from store._js import parse_ms
+    from store.js import parse_ms
 
     from conftest import FIXTURE_NOW
 

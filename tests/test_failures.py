@@ -28,7 +28,7 @@ from ptyrun import MOUSE_OFF, RESTORE, PtyRun
 
 from memevo_tui.text import INVISIBLE, UNSAFE
 from store import Busy, DiskFull, MemoryStore, fixed_clock
-from store._js import fp, js_json
+from store.js import fp, js_json
 
 from apphelpers import make_app, press, settle, until, wait_loaded
 from conftest import FIXTURE_NOW, FIXTURES, ROOT

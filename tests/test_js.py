@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from store._js import clip_bytes, fp, iso, js_json, js_len, js_trim, parse_ms
+from store.js import clip_bytes, fp, iso, js_json, js_len, js_trim, parse_ms
 from store.redact import redact
 
 

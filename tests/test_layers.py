@@ -37,3 +37,58 @@ def test_importing_store_loads_no_ui_module() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+ROOT = STORE.parent
+
+
+def _modules(package: str) -> list[str]:
+    out = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            continue  # a package is in a layer through its modules
+        out.append(".".join(parts))
+    return out
+
+
+def test_every_dashboard_module_is_in_a_layer() -> None:
+    """The layers contract names every module of the dashboard (itself or a package
+    above it): a module added outside every layer escapes the contract and fails here."""
+    import re
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    layers = next(c for c in contracts if c["type"] == "layers")["layers"]
+    named = {m.strip() for layer in layers for m in re.split(r"[|:]", layer)}
+    modules = _modules("memevo_tui")
+    assert len(modules) >= 70
+    outside = [m for m in modules if not any(m == n or m.startswith(n + ".") for n in named)]
+    assert outside == []
+    views = next(c for c in contracts if c["type"] == "independence")["modules"]
+    shown = [m for m in modules if m.startswith("memevo_tui.views.")]
+    shared = {"memevo_tui.views.base", "memevo_tui.views.marks", "memevo_tui.views.registry"}
+    assert sorted(views) == sorted(set(shown) - shared)
+
+
+def test_the_ui_imports_no_private_module_of_the_store() -> None:
+    """The dashboard, its tests and scripts use the store's public modules only: no
+    ``store._name``, the store's private parts."""
+    offenders = []
+    for package in ("memevo_tui", "tests", "scripts"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                names: list[str] = []
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    names = [node.module]
+                    if node.module == "store":
+                        names += [f"store.{a.name}" for a in node.names]
+                for name in names:
+                    parts = name.split(".")
+                    if parts[0] == "store" and any(p.startswith("_") for p in parts[1:]):
+                        offenders.append(f"{path.relative_to(ROOT)}: {name}")
+    assert offenders == []

@@ -241,7 +241,7 @@ def finish_and_stamp(path: Path) -> tuple[str, str]:
     """What a learning run's finish writes for a record it confirmed (§5.6), in one
     transaction as pi commits it: the source is done, and the record's
     ``reinforcedAt`` moves to the source's ``createdAt``, with no event."""
-    from store._js import iso, js_json, parse_ms
+    from store.js import iso, js_json, parse_ms
 
     con = sqlite3.connect(path, isolation_level=None)
     try:

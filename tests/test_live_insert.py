@@ -16,7 +16,7 @@ from memevo_tui.view import SORTS, apply_view
 from memevo_tui.widgets.memory_browser import MemoryBrowser
 from memevo_tui.widgets.memory_list import MemoryList
 from store import Memory, MemoryStore
-from store._js import fp, js_json
+from store.js import fp, js_json
 
 from apphelpers import make_app, settle, until, wait_loaded
 

@@ -22,7 +22,7 @@ import pytest
 
 from memevo_tui.__main__ import main
 from store import CorruptRow, Memory, MemoryStore, NotInLog, fixed_clock
-from store._js import iso, parse_ms
+from store.js import iso, parse_ms
 from store.model import retimed
 from store.past import UNLOGGED_JSON, PastLog
 from store.rows import listed_from_data

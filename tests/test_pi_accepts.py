@@ -16,7 +16,7 @@ from test_unix import cli
 from memevo_tui.widgets.memory_detail import MemoryDetail
 from memevo_tui.widgets.memory_list import MemoryList
 from store import Memory, MemoryStore, fixed_clock
-from store._js import fp, js_json, js_len, utf8_len
+from store.js import fp, js_json, js_len, utf8_len
 
 from apphelpers import make_app, settle, until, wait_loaded
 from conftest import FIXTURE_NOW
@@ -218,7 +218,7 @@ def test_a_whole_number_written_as_a_double_is_an_integer(tmp_path: Path) -> Non
      (1.7976931348623157e308, "1.7976931348623157e+308"), (-2.5, "-2.5")],
 )  # fmt: skip
 def test_numbers_are_written_as_javascript_writes_them(x: float, text: str) -> None:
-    from store._js import js_number_text
+    from store.js import js_number_text
 
     assert js_number_text(x) == text
     assert js_json({"n": x}) == f'{{"n":{text}}}'

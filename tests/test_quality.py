@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from store import MemoryStore
-from store._js import parse_ms
+from store.js import parse_ms
 from store.quality import confirmed_ms, evidence_weight, may_replace, quality, quality_of
 
 

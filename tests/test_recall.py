@@ -16,7 +16,6 @@ import pytest
 from store import Memory, MemoryLoad, MemoryStore, StoredMemory, fixed_clock
 from store import features as features_module
 from store import index as index_module
-from store._js import fp, js_json, parse_ms
 from store.features import (
     CONCEPTS,
     ICU_AVAILABLE,
@@ -26,6 +25,7 @@ from store.features import (
     query_features,
 )
 from store.index import RecallIndex
+from store.js import fp, js_json, parse_ms
 from store.recall import (
     DIGEST_HEADER_BYTES,
     REASONS,

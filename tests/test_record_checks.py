@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from store import CorruptRow, Memory, MemoryStore
-from store._js import fp
 from store.decode import listed_fast
+from store.js import fp
 from store.rows import _validated, listed_from_data, parse_listed_row
 from store.validate import event_problem, record_problem
 

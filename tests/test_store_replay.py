@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from store import MemoryStore, fixed_clock
-from store._js import fp, js_json
 from store.create import create_store
+from store.js import fp, js_json
 
 from conftest import FIXTURES
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from store import Busy, Changed, MemoryStore, Refused, StoredMemory
-from store._js import fp
+from store.js import fp
 from store.validate import event_problem, record_problem
 
 PINNED_PREF = "3968293cbac7923e0e4edb5e"  # pinned, active (terraform plan/apply)

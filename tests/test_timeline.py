@@ -26,7 +26,7 @@ from memevo_tui.views.timeline import ZOOMS, TimelineView
 from memevo_tui.widgets.diff_list import DiffList
 from memevo_tui.widgets.timeline_chart import Panel, TimelineChart, column_cells, heights
 from store import Memory, MemoryStore, fixed_clock
-from store._js import parse_ms
+from store.js import parse_ms
 from store.rows import listed_from_data
 from store.timeline import DAY_MS, buckets, run_source, runs
 

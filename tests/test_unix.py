@@ -18,8 +18,8 @@ from textual.widgets import Input, OptionList
 from memevo_tui.__main__ import main
 from memevo_tui.export import md_text
 from store import MemoryStore, fixed_clock
-from store._js import fp, iso, parse_ms
 from store.budget import budget_status
+from store.js import fp, iso, parse_ms
 from store.policy import InvalidPolicy, parse_policy
 from store.recall import TOOL_NO_MATCH
 from store.status import queue_status

@@ -83,3 +83,22 @@ async def test_each_view_is_a_tab_a_key_a_palette_entry_and_a_scope(realistic: P
             await press(pilot, "escape", view.key)  # out of a prompt box first
             assert tabs.active == view.id
             assert isinstance(app.screen.query_one(f"#{view.id}").query_one(view.cls), view.cls)
+
+
+async def test_history_filters_by_every_verb_the_registry_declares(realistic: Path) -> None:
+    """History's ``verb:`` filter is read from the registry, never a copied list: every
+    curation verb and every verb an event of the fixture's log shows is a value of it."""
+    from memevo_tui.verbs import LOGGED, PI_WRITES
+    from memevo_tui.views.history import FIELDS
+    from memevo_tui.widgets.event_list import verb
+    from store import Event, MemoryStore
+
+    known = next(f for f in FIELDS if f.name == "verb").values
+    assert known is not None
+    assert set(known) == set(PI_WRITES) | {v.name for v in VERBS} == set(LOGGED)
+    store = await MemoryStore.open(realistic, read_only=True)
+    try:
+        shown = {verb(e) for e in await store.events(limit=None) if isinstance(e, Event)}
+    finally:
+        await store.close()
+    assert len(shown) >= 10 and shown <= set(known)

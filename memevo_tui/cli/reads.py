@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from store import CorruptRow, Event, Evidence, Memory, Signal, StoredMemory
-from store._js import iso, parse_ms, utf8_len
 from store.features import ICU_AVAILABLE
+from store.js import iso, parse_ms, utf8_len
 from store.past import Diff
 from store.recall import (
     REASONS,

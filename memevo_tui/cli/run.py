@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from store import Event, Memory, MemoryLoad, MemoryStore, Refused, StoredMemory, StoreError
-from store._js import iso, js_len
+from store.js import iso, js_len
 from store.past import UNLOGGED_JSON, diff
 from store.recall import TOOL_QUERY_MAX, Purpose, digest
 from store.status import status as status_report

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from store._js import clip_bytes, iso, js_json, js_number_text
+from store.js import clip_bytes, iso, js_json, js_number_text
 from store.model import FAILURE_CODES, Source
 from store.recall import label
 from store.redact import redact

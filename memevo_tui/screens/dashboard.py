@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Header, TabbedContent, TabPane
 
 from store import StoreError
-from store._js import iso
+from store.js import iso
 
 from ..compat.textual import LateFocusTabs
 from ..inbox import Line

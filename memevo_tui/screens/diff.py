@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from store import Event, StoreError
-from store._js import parse_ms
+from store.js import parse_ms
 from store.past import Diff
 
 from ..curator import Curator

@@ -26,6 +26,7 @@ from ..filters import Field, Query
 from ..messages import StatusChanged, StoreFailed
 from ..state import Change, DashboardState, EventRow, LiveChanged, OwnWrite, Regrouped, Reloaded
 from ..text import one_line
+from ..verbs import LOGGED
 from ..view import KIND_NAMES
 from ..widgets.event_diff import EventDiff
 from ..widgets.event_list import BatchRow, EventList, HistoryRow, verb
@@ -35,13 +36,9 @@ from .base import FilteringView
 
 PAGE = 200
 """Events read at a time; more are read as the cursor nears the end."""
-VERBS = (
-    "capture", "learn", "import", "pin", "unpin", "forget", "correct", "conflict", "resolve",
-    "adopt", "undo", "useful", "unhelpful", "accurate", "incorrect",
-)  # fmt: skip
 FIELDS = (
     Field("actor", ("a",), {a: a for a in ACTORS}),
-    Field("verb", ("did", "v"), {v: v for v in VERBS}),
+    Field("verb", ("did", "v"), {v: v for v in LOGGED}),
     Field("kind", ("k",), KIND_NAMES),
     Field("origin", ("o", "scope")),
 )

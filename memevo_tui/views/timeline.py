@@ -27,7 +27,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from store import Event, StoreError
-from store._js import parse_ms
+from store.js import parse_ms
 from store.timeline import DAY_MS, Bucket, RunDay, Standing, activity, buckets, runs
 
 from ..messages import StatusChanged, StoreFailed

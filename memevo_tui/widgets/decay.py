@@ -16,7 +16,7 @@ from rich.style import Style
 from rich.text import Text
 
 from store import Memory
-from store._js import iso, parse_ms
+from store.js import iso, parse_ms
 from store.quality import DAY_MS, POLICY
 
 KIND_PLURALS = {

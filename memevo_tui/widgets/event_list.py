@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from store import CorruptRow, Event
-from store._js import js_json
+from store.js import js_json
 
 from ..appstate import Batch
 from ..glyphs import KIND_CODES

@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.timer import Timer
 
 from store import CorruptRow, Event, Memory, StoreError
-from store._js import iso, parse_ms
+from store.js import iso, parse_ms
 from store.quality import POLICY
 
 from ..glyphs import STATE_MEANINGS, badge, freshness_bar, state_of, time_left

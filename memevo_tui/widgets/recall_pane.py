@@ -16,8 +16,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from store._js import utf8_len
 from store.features import ICU_AVAILABLE
+from store.js import utf8_len
 from store.recall import (
     DIGEST_HEADER_BYTES,
     DIGEST_MAX_BYTES,

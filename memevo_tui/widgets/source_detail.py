@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from store import CorruptRow, Event, ModelCall, Source
-from store._js import iso, js_json
+from store.js import iso, js_json
 from store.provenance import NOT_STATED, best_passage, searched_text
 
 from ..text import visible
