@@ -166,6 +166,11 @@ class Session:
 
     def entry(self, entry_id: str) -> Entry:
         """The entry, its line read and parsed now (raises ``SessionUnreadable``)."""
+        return _entry(self.data(entry_id), self.places[entry_id])
+
+    def data(self, entry_id: str) -> dict[str, Any]:
+        """The entry's line as pi wrote it, read and parsed now (raises
+        ``SessionUnreadable``; a line that is not an object reads as ``{}``)."""
         place = self.places[entry_id]
         try:
             with open(self.path, "rb") as f:
@@ -174,7 +179,19 @@ class Session:
             data = json.loads(raw)
         except (OSError, ValueError) as exc:
             raise SessionUnreadable(f"session file changed while it was read ({exc})") from None
-        return _entry(data if isinstance(data, dict) else {}, place)
+        return data if isinstance(data, dict) else {}
+
+    def path_to(self, entry_id: str) -> list[str]:
+        """The entries from the root to ``entry_id`` along ``parentId`` (root first)."""
+        path: list[str] = []
+        seen: set[str] = set()
+        at: str | None = entry_id
+        while at is not None and at in self.places and at not in seen:
+            seen.add(at)
+            path.append(at)
+            at = self.places[at].parent_id
+        path.reverse()
+        return path
 
 
 class SessionUnreadable(Exception):

@@ -11,7 +11,7 @@ from ..verbs import CLI_VERBS, FEEDBACK
 
 READ_VERBS = (
     "list", "show", "source", "search", "recall", "explain", "history", "status", "export",
-    "diff",
+    "diff", "turns", "blame",
 )  # fmt: skip
 WRITE_VERBS = tuple(CLI_VERBS)
 FILTER_HELP = (
@@ -102,6 +102,32 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
     p.add_argument("--sessions", metavar="DIR",
                    help="pi's session folder (default: $PI_CODING_AGENT_DIR/sessions, or "
                         "~/.pi/agent/sessions); read only")  # fmt: skip
+    sessions_help = ("pi's session folder (default: $PI_CODING_AGENT_DIR/sessions, or "
+                     "~/.pi/agent/sessions); read only")  # fmt: skip
+    p = verb(
+        "turns",
+        "what pi injected into each past prompt of its sessions, replayed on the store as "
+        "it was then, beside what the same prompt would get now",
+        "One line per prompt, oldest first: its time, session, entry, the records injected "
+        "then and now. '?' marks a prompt older than the store's past is exact (then is "
+        "not known), '~' one that depends on a confirmation pi wrote with no event, bN a "
+        "prompt on another branch than the session's active one. --json adds the prompt, "
+        "the branch's recent user texts and both digests exactly as pi builds them. The "
+        "replay is pi-memory-evolution 0.4.0's recall.",
+    )
+    p.add_argument("--session", metavar="ID", help="only the session whose id starts with ID")
+    p.add_argument(
+        "--since", metavar="WHEN", help="only prompts from this moment on (a date or an offset)"
+    )
+    p.add_argument("--project", metavar="PATH", help="only the sessions pi ran in PATH")
+    p.add_argument("--sessions", metavar="DIR", help=sessions_help)
+    p = verb(
+        "blame",
+        "the past prompts that pi injected a memory into, replayed from its sessions",
+        "Each turn that injected the record at the time, in the layout of turns.",
+    )
+    p.add_argument("id")
+    p.add_argument("--sessions", metavar="DIR", help=sessions_help)
     p = verb("search", "search as pi's /memory search does (dormant records included)", piped)
     p.add_argument("query", nargs="+")
     as_of(p)

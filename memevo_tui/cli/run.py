@@ -75,6 +75,10 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
         return await run_source(store, args, o)
     if verb == "diff":
         return await _diff(store, args, o)
+    if verb in ("turns", "blame"):
+        from .turns import run_blame, run_turns
+
+        return await (run_turns if verb == "turns" else run_blame)(store, args, o)
     if verb == "status":
         r = await status_report(store)
         if store.as_of is not None:

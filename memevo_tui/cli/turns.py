@@ -1,0 +1,158 @@
+"""``memevo-tui turns`` and ``memevo-tui blame ID``: what pi injected into each past
+turn, then and now, replayed from pi's session files (``store.turns``)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from store import MemoryStore
+from store.js import iso
+from store.sessions import sessions_root
+from store.turns import RECALL_VERSION, Prompt, Turn, replay_turns, session_files, session_prompts
+
+from ..text import one_line
+from ..when import BadMoment, parse_moment
+from .output import Output
+from .run import CannotRun
+
+if TYPE_CHECKING:
+    from ..recallcache import SessionIndexCache
+
+AS_PI = f"as pi {RECALL_VERSION} would recall"
+
+
+def _cache() -> SessionIndexCache | None:
+    from ..recallcache import SessionIndexCache
+
+    return SessionIndexCache()
+
+
+def prompts_of(
+    root: Path, *, project: str = "", session: str = "", since_ms: float | None = None
+) -> tuple[list[Prompt], int, list[str]]:
+    """Every prompt under ``root`` that passes the filters, oldest first; how many
+    session files were read; and a line for each that could not be."""
+    cache = _cache()
+    prompts: list[Prompt] = []
+    problems: list[str] = []
+    files = session_files(root, project)
+    read = 0
+    for path in files:
+        found = session_prompts(path, cache)
+        if found.problem:
+            problems.append(f"{path.name}: {found.problem}")
+            continue
+        if session and not found.session_id.startswith(session):
+            continue
+        read += 1
+        prompts += [p for p in found.prompts if since_ms is None or p.moment_ms >= since_ms]
+    prompts.sort(key=lambda p: (p.moment_ms, str(p.file), p.entry_id))
+    return prompts, read, problems
+
+
+def turn_json(t: Turn) -> dict[str, Any]:
+    p = t.prompt
+    return {
+        "at": iso(p.moment_ms),
+        "session": p.session_id,
+        "project": p.project,
+        "file": str(p.file),
+        "entry": p.entry_id,
+        "branch": p.branch,
+        "prompt": p.text,
+        "recentUserTexts": list(p.recent),
+        "then": None if t.then is None else list(t.then),
+        "thenDigest": t.then_digest,
+        "now": list(t.now),
+        "nowDigest": t.now_digest,
+        "noLongerInjected": list(t.dropped),
+        "newlyInjected": list(t.added),
+        "changedSince": list(t.changed),
+        "approximate": t.approximate,
+        "note": t.note,
+    }
+
+
+def _ids(ids: tuple[str, ...] | None) -> str:
+    if ids is None:
+        return "?"
+    return ",".join(i[:8] for i in ids) or "-"
+
+
+def turn_line(t: Turn, o: Output) -> str:
+    p = t.prompt
+    mark = "~" if t.approximate else ("?" if t.then is None else " ")
+    branch = f" b{p.branch}" if p.branch else ""
+    head = (
+        f"{iso(p.moment_ms)[:16]}{mark} {p.session_id[:8]} {p.entry_id[:8]}{branch}  "
+        f"then {_ids(t.then)}  now {_ids(t.now)}  "
+    )
+    return head + o.fit(p.text, len(head))
+
+
+def _since(args: argparse.Namespace, store: MemoryStore) -> float | None:
+    if not getattr(args, "since", None):
+        return None
+    try:
+        when = parse_moment(args.since, store.now_ms())
+    except BadMoment as exc:
+        raise CannotRun(f"--since: {exc}") from None
+    return store.now_ms() if when is None else when
+
+
+async def run_turns(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
+    root = Path(args.sessions).expanduser() if args.sessions else sessions_root()
+    prompts, read, problems = prompts_of(
+        root,
+        project=args.project or "",
+        session=args.session or "",
+        since_ms=_since(args, store),
+    )
+    for line in problems:
+        o.note(f"memevo-tui: {one_line(line)}")
+    if not read and not problems:
+        raise CannotRun(f"no pi session files under {root}" +
+                             (f" for {args.project}" if args.project else ""))  # fmt: skip
+    turns = await replay_turns(store, prompts)
+    if args.json:
+        o.json({"recall": AS_PI, "turns": [turn_json(t) for t in turns]})
+    else:
+        for t in turns:
+            o.line(turn_line(t, o))
+    _summary(turns, read, o)
+    return 0
+
+
+async def run_blame(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
+    m = await store.memory(args.id)  # NotFound: pi's own refusal, exit 1
+    root = Path(args.sessions).expanduser() if args.sessions else sessions_root()
+    prompts, read, problems = prompts_of(root)
+    for line in problems:
+        o.note(f"memevo-tui: {one_line(line)}")
+    turns = [t for t in await replay_turns(store, prompts) if m.id in (t.then or ())]
+    if args.json:
+        o.json({"id": m.id, "recall": AS_PI, "turns": [turn_json(t) for t in turns]})
+    else:
+        for t in turns:
+            o.line(turn_line(t, o))
+    last = f", last on {iso(turns[-1].prompt.moment_ms)[:10]}" if turns else ""
+    o.note(f"memevo-tui: {m.id[:8]} injected in {len(turns)} turn(s){last}; "
+           f"{read} session file(s) read, {AS_PI}")  # fmt: skip
+    return 0
+
+
+def _summary(turns: list[Turn], read: int, o: Output) -> None:
+    got = sum(1 for t in turns if t.then)
+    unknown = sum(1 for t in turns if t.then is None)
+    approx = sum(1 for t in turns if t.approximate)
+    changed = sum(1 for t in turns if t.then is not None and (t.dropped or t.added or t.changed))
+    extra = "".join(
+        (
+            f"; {unknown} not known (? : the store's past is not exact then)" if unknown else "",
+            f"; {approx} approximate (~)" if approx else "",
+        )
+    )
+    o.note(f"memevo-tui: {len(turns)} prompt(s) in {read} session file(s); {got} got "
+           f"memories then; {changed} would differ now{extra}; {AS_PI}")  # fmt: skip

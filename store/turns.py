@@ -1,0 +1,318 @@
+"""What pi injected, turn by turn: every user prompt of pi's session files replayed on
+the store as it was at the prompt's moment, and on the store as it is now.
+
+pi does not log what it injects, but its recall before each agent turn is a pure
+function of three things (``before_agent_start`` in pi-memory-evolution 0.4.0): the
+records at that moment, the prompt, and the earlier user texts of the session's
+branch (``recentUserMessages``). So a prompt is replayed exactly where the store's
+past is exact (``Reads.replay``); older moments are refused there, never guessed.
+
+``recentUserMessages`` reads the context pi builds for the branch (the newest
+compaction on it, the messages it kept, then what came after), newest first: each
+user message's text parts joined by newlines, redacted, clipped to 2,048 bytes and
+trimmed; empty ones and slash commands skipped; a topic-less message right after
+another topic-less one skipped; six at most, returned oldest first. The prompt being
+answered is not yet in the session when pi asks (its message is written once the
+turn starts), so the context is the branch up to the prompt's parent.
+
+What cannot be known: pi moves a record's confirmation stamp (``reinforcedAt``) with
+no event. Where a record that matched the prompt carries a stamp now, dated at or
+before the prompt, that the replay could not give it, the turn is marked approximate.
+The replay is the 0.4.0 recall ("as pi 0.4.0 would recall"): a session older than
+the store's schema was served by an older pi.
+
+No Textual; everything read from session files is untrusted text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .errors import NotInLog
+from .features import MAX_HISTORY_TURN_BYTES, clean_query
+from .js import iso
+from .model import Memory
+from .sessions import Session, SessionUnreadable, read_session
+
+RECALL_VERSION = "0.4.0"
+"""The recall the replay runs (pi-memory-evolution's release)."""
+RECENT_TURNS = 6
+SCAN_LIMIT = 4096
+_SLASH_COMMAND = re.compile(r"^/[A-Za-z0-9_]")
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """One user prompt of a session, with what pi's recall read beside it."""
+
+    file: Path
+    session_id: str
+    project: str
+    """The session's working directory (pi's ``cwd``)."""
+    entry_id: str
+    moment_ms: int
+    text: str
+    recent: tuple[str, ...]
+    """The branch's earlier user texts, as ``recentUserMessages`` gives them (oldest first)."""
+    branch: int
+    """0: on the session's active branch; 1, 2…: another branch, in the file's order."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionPrompts:
+    """A session file and its prompts in branch order."""
+
+    file: Path
+    session_id: str
+    project: str
+    started: str
+    prompts: tuple[Prompt, ...]
+    branches: int
+    corrupt: int
+    problem: str = ""
+    """Why the file could not be read ("" when it was)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One prompt, what pi injected then and what it would inject now."""
+
+    prompt: Prompt
+    then: tuple[str, ...] | None
+    """The records injected then, in order (None: the store's past is not known then)."""
+    then_digest: str | None
+    now: tuple[str, ...]
+    now_digest: str | None
+    changed: tuple[str, ...]
+    """Records injected both then and now whose digest line differs."""
+    note: str = ""
+    """Why ``then`` is unknown, or why it is approximate."""
+    approximate: bool = False
+
+    @property
+    def dropped(self) -> tuple[str, ...]:
+        """Injected then, no longer now."""
+        return tuple(i for i in self.then or () if i not in self.now)
+
+    @property
+    def added(self) -> tuple[str, ...]:
+        """Injected now, not then."""
+        return () if self.then is None else tuple(i for i in self.now if i not in self.then)
+
+
+# ------------------------------------------------------------------ session files
+
+
+def session_files(root: Path, project: str = "") -> list[Path]:
+    """Every session file under pi's sessions folder (one folder per working
+    directory), oldest first by name; only ``project``'s folder when given."""
+    from .sessions import cwd_folder
+
+    try:
+        folders = (
+            [root / cwd_folder(project)]
+            if project
+            else sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink())
+        )
+    except OSError:
+        return []
+    found: list[Path] = []
+    for folder in folders:
+        try:
+            found += sorted(
+                f for f in folder.iterdir() if f.suffix == ".jsonl" and not f.is_symlink()
+            )
+        except OSError:
+            continue
+    return sorted(found, key=lambda f: f.name)
+
+
+def user_text(message: Any) -> str:
+    """A user message's text as pi-memory-evolution reads it: a string, or its text
+    parts joined by newlines."""
+    if not isinstance(message, dict):
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        p["text"]
+        for p in content
+        if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+    )
+
+
+def context_messages(session: Session, path: Sequence[str]) -> list[dict[str, Any]]:
+    """The messages of the context pi builds for a branch (``buildContextEntries``),
+    oldest first: after the newest compaction on ``path``, its kept messages (its
+    ``retainedTail``, or the entries from its ``firstKeptEntryId``) then the entries
+    after it; with none, every message of the path."""
+    places = session.places
+    cut = max((i for i, e in enumerate(path) if places[e].type == "compaction"), default=-1)
+    out: list[dict[str, Any]] = []
+    if cut >= 0:
+        compaction = session.data(path[cut])
+        tail = compaction.get("retainedTail")
+        if isinstance(tail, list):
+            out += [m for m in tail if isinstance(m, dict)]
+        else:
+            kept = compaction.get("firstKeptEntryId")
+            start = path.index(kept) if isinstance(kept, str) and kept in path[:cut] else cut
+            out += _messages(session, path[start:cut])
+    out += _messages(session, path[cut + 1 :])
+    return out
+
+
+def _messages(session: Session, ids: Iterable[str]) -> Iterator[dict[str, Any]]:
+    for entry_id in ids:
+        if session.places[entry_id].type == "message":
+            message = session.data(entry_id).get("message")
+            if isinstance(message, dict):
+                yield message
+
+
+def recent_user_messages(messages: Sequence[dict[str, Any]]) -> tuple[str, ...]:
+    """``recentUserMessages`` over a context's messages (oldest first)."""
+    from .recall import resolve_plan
+
+    found: list[str] = []
+    for scanned, message in enumerate(reversed(messages[-SCAN_LIMIT:]), 1):
+        if scanned > SCAN_LIMIT:
+            break
+        if message.get("role") != "user":
+            continue
+        clean = clean_query(user_text(message), MAX_HISTORY_TURN_BYTES)
+        if clean and not _SLASH_COMMAND.match(clean):
+            empty = resolve_plan(clean).mode == "empty"
+            if not (empty and found and resolve_plan(found[-1]).mode == "empty"):
+                found.append(clean)
+        if len(found) >= RECENT_TURNS:
+            break
+    return tuple(reversed(found))
+
+
+def _branch_order(session: Session) -> list[tuple[int, list[str]]]:
+    """Each branch (root to a leaf), the active one (ending at the file's last entry)
+    first, then the others in the file's order of their leaves."""
+    leaves = [e for e in session.order if not session.children.get(e)]
+    active = session.last
+    ordered = ([active] if active in leaves else []) + [e for e in leaves if e != active]
+    return [(n, session.path_to(leaf)) for n, leaf in enumerate(ordered)]
+
+
+def session_prompts(path: Path, cache: Any = None) -> SessionPrompts:
+    """A session file's user prompts in branch order, each with its branch's recent
+    user texts. An unreadable file gives no prompts and says why."""
+    try:
+        session = read_session(path, cache)
+    except SessionUnreadable as exc:
+        return SessionPrompts(path, "", "", "", (), 0, 0, str(exc))
+    header = session.header
+    session_id = header.get("id") if isinstance(header.get("id"), str) else ""
+    project = header.get("cwd") if isinstance(header.get("cwd"), str) else ""
+    prompts: list[Prompt] = []
+    seen: set[str] = set()
+    branches = _branch_order(session)
+    try:
+        for number, line in branches:
+            for i, entry_id in enumerate(line):
+                place = session.places[entry_id]
+                if entry_id in seen or place.type != "message" or place.role != "user":
+                    continue
+                seen.add(entry_id)
+                if place.moment_ms is None:
+                    continue
+                text = user_text(session.data(entry_id).get("message"))
+                recent = recent_user_messages(context_messages(session, line[:i]))
+                prompts.append(Prompt(path, str(session_id), str(project), entry_id,
+                                      place.moment_ms, text, recent, number))  # fmt: skip
+    except SessionUnreadable as exc:
+        return SessionPrompts(path, str(session_id), str(project), "", (), 0, 0, str(exc))
+    started = header_time(session)
+    return SessionPrompts(path, str(session_id), str(project), started, tuple(prompts),
+                          len(branches), session.corrupt)  # fmt: skip
+
+
+def header_time(session: Session) -> str:
+    """When the session started: its file name's timestamp (pi names files by it)."""
+    stamp = session.path.name.split("_", 1)[0]
+    match = re.fullmatch(r"(\d{4}-\d\d-\d\d)T(\d\d)-(\d\d)-(\d\d)-(\d{3})Z", stamp)
+    return f"{match[1]}T{match[2]}:{match[3]}:{match[4]}.{match[5]}Z" if match else ""
+
+
+# ------------------------------------------------------------------ the replay
+
+
+Injected = tuple[tuple[str, ...], str | None, dict[str, str], set[str]]
+
+
+def _injected(records: Sequence[Memory], prompt: Prompt) -> Injected:
+    """The ids injected for ``prompt`` over ``records``, pi's digest, each id's digest
+    line, and every record that matched the prompt."""
+    from .index import RecallIndex
+    from .recall import digest, runtime_digest
+
+    result = RecallIndex(records).recall(
+        prompt.text, purpose="inject", recent_user_turns=prompt.recent
+    )
+    lines = digest(result)
+    included = tuple(d.memory_id for d in lines if d.included)
+    matched = {c.memory.id for c in (*result.selected, *result.left_out)}
+    return included, runtime_digest(lines), {d.memory_id: d.line for d in lines}, matched
+
+
+async def replay_turns(store: Any, prompts: Sequence[Prompt]) -> list[Turn]:
+    """Each prompt replayed on the store as it was at its moment and as it is now
+    (``store``: a ``MemoryStore`` opened on now). A moment the store's past does not
+    give exactly has ``then`` None and the refusal as its note."""
+    now_ms = store.now_ms()
+    current = (await store.load_memories()).memories
+    by_id = {m.id: m for m in current}
+    out: list[Turn] = []
+    for prompt in prompts:
+        now_ids, now_digest, now_lines, _ = _injected(current, prompt)
+        if prompt.moment_ms > now_ms:
+            out.append(Turn(prompt, None, None, now_ids, now_digest, (), "after the store's now"))
+            continue
+        try:
+            past = await store.replay(prompt.moment_ms)
+        except NotInLog as exc:
+            out.append(Turn(prompt, None, None, now_ids, now_digest, (), str(exc)))
+            continue
+        then_records = [r for r in past.rows if isinstance(r, Memory)]
+        then_ids, then_digest, then_lines, matched = _injected(then_records, prompt)
+        at = iso(prompt.moment_ms)
+        unknown = sorted(
+            r.id
+            for r in then_records
+            if r.id in matched
+            and (m := by_id.get(r.id)) is not None
+            and m.reinforced_at is not None
+            and m.reinforced_at <= at
+            and m.reinforced_at != r.reinforced_at
+        )
+        if unknown:  # the turn as it would be had pi stamped them before the prompt
+            later = set(unknown)
+            stamped = [
+                replace(r, reinforced_at=by_id[r.id].reinforced_at) if r.id in later else r
+                for r in then_records
+            ]
+            alt_ids, alt_digest, _, _ = _injected(stamped, prompt)
+            if (alt_ids, alt_digest) == (then_ids, then_digest):
+                unknown = []  # it would not have mattered
+        note = (
+            f"approximate: pi confirmed {', '.join(i[:8] for i in unknown)} with no event "
+            "on or before then, and the turn depends on when"
+            if unknown
+            else ""
+        )
+        changed = tuple(i for i in then_ids if i in now_lines and then_lines[i] != now_lines[i])
+        out.append(Turn(prompt, then_ids, then_digest, now_ids, now_digest, changed, note,
+                        bool(unknown)))  # fmt: skip
+    return out

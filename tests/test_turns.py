@@ -1,0 +1,163 @@
+"""What pi injected, turn by turn: each prompt of pi's sessions replayed on the store as
+it was then (with the branch's recent user texts as pi derives them) and as it is now."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memevo_tui.__main__ import main
+from store import MemoryStore, fixed_clock
+from store.js import iso
+from store.recall import digest, runtime_digest
+from store.turns import (
+    recent_user_messages,
+    replay_turns,
+    session_files,
+    session_prompts,
+)
+
+from conftest import FIXTURE_NOW, FIXTURES
+
+SESSIONS = FIXTURES / "sessions"
+T0 = 1_780_000_000_000
+
+
+def _user(eid: str, parent: str | None, text: str, n: int) -> dict[str, Any]:
+    return {"type": "message", "id": eid, "parentId": parent, "timestamp": iso(T0 + n),
+            "message": {"role": "user", "content": [{"type": "text", "text": text}],
+                        "timestamp": T0 + n}}  # fmt: skip
+
+
+def _reply(eid: str, parent: str, n: int) -> dict[str, Any]:
+    return {"type": "message", "id": eid, "parentId": parent, "timestamp": iso(T0 + n),
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}],
+                        "timestamp": T0 + n}}  # fmt: skip
+
+
+def _write(folder: Path, lines: list[dict[str, Any]], sid: str = "s1") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"2026-06-01T00-00-00-000Z_{sid}.jsonl"
+    header = {"type": "session", "version": 3, "id": sid, "timestamp": iso(T0), "cwd": "/p"}
+    path.write_text("\n".join(json.dumps(x) for x in [header, *lines]) + "\n")
+    return path
+
+
+def test_recent_user_texts_are_pis_six_newest_skipping_commands_and_repeated_empties() -> None:
+    said = ["the redis port?", "/model gpt", "ok", "continue", "deploy postgres", "  ", "b"]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": t} for t in said]
+    messages.insert(3, {"role": "assistant", "content": "answer"})
+    parts = [{"type": "text", "text": "c"}, {"type": "image"}, {"type": "text", "text": "d"}]
+    messages.append({"role": "user", "content": parts})
+    # newest first: "c\nd", "b", "deploy postgres", "continue" (topic-less), then "ok"
+    # (topic-less right after another: skipped), "/model gpt" (a command: skipped)
+    assert recent_user_messages(messages) == (
+        "the redis port?", "continue", "deploy postgres", "b", "c\nd",
+    )  # fmt: skip
+    many = [{"role": "user", "content": f"topic {n} postgres"} for n in range(10)]
+    assert recent_user_messages(many) == tuple(f"topic {n} postgres" for n in range(4, 10))
+
+
+def test_a_branched_session_lists_each_branch_with_its_own_context(tmp_path: Path) -> None:
+    folder = tmp_path / "--p--"
+    lines = [
+        _user("u1", None, "set up postgres for the api", 1),
+        _reply("a1", "u1", 2),
+        _user("u2", "a1", "what port does redis use?", 3),  # abandoned branch
+        _reply("a2", "u2", 4),
+        _user("u3", "a1", "and the storefront?", 5),  # the active branch, forked at a1
+        _reply("a3", "u3", 6),
+    ]
+    path = _write(folder, lines)
+    found = session_prompts(path)
+    assert found.branches == 2
+    by_id = {p.entry_id: p for p in found.prompts}
+    assert [p.entry_id for p in found.prompts] == ["u1", "u3", "u2"]  # active branch first
+    assert by_id["u3"].branch == 0 and by_id["u2"].branch == 1
+    assert by_id["u3"].recent == ("set up postgres for the api",)  # not the other branch's u2
+    assert by_id["u1"].recent == ()
+
+
+@pytest.mark.parametrize("shape", ["retainedTail", "firstKeptEntryId"])
+def test_a_compaction_keeps_only_what_pi_keeps(tmp_path: Path, shape: str) -> None:
+    lines = [
+        _user("u1", None, "old topic: the terraform state bucket", 1),
+        _reply("a1", "u1", 2),
+        _user("u2", "a1", "kept topic: the grafana port", 3),
+        _reply("a2", "u2", 4),
+    ]
+    compaction: dict[str, Any] = {"type": "compaction", "id": "c1", "parentId": "a2",
+                                  "timestamp": iso(T0 + 5), "summary": "## Goal\nx",
+                                  "tokensBefore": 10}  # fmt: skip
+    if shape == "retainedTail":
+        compaction["retainedTail"] = [lines[2]["message"], lines[3]["message"]]
+    else:
+        compaction["firstKeptEntryId"] = "u2"
+    lines += [compaction, _user("u3", "c1", "and then?", 6)]
+    path = _write(tmp_path / "--p--", lines)
+    [*_, last] = session_prompts(path).prompts
+    assert last.entry_id == "u3"
+    assert last.recent == ("kept topic: the grafana port",)
+
+
+def test_a_corrupt_line_is_skipped_and_a_missing_folder_gives_nothing(tmp_path: Path) -> None:
+    path = _write(tmp_path / "--p--", [_user("u1", None, "the redis port?", 1)])
+    path.write_text(path.read_text() + "{not json\n")
+    found = session_prompts(path)
+    assert found.corrupt == 1 and [p.entry_id for p in found.prompts] == ["u1"]
+    assert session_files(tmp_path / "nowhere") == []
+
+
+async def test_every_turn_matches_the_as_of_recall_with_the_same_context(
+    realistic: Path,
+) -> None:
+    """The replay agrees, prompt for prompt, with the past and the recall already
+    checked against upstream: the store opened as of the prompt's moment, recalled for
+    injection with the branch's recent user texts."""
+    files = session_files(SESSIONS)
+    prompts = [p for f in files for p in session_prompts(f).prompts]
+    assert len(files) == 88 and len(prompts) >= 80
+    store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+    try:
+        turns = await replay_turns(store, prompts)
+    finally:
+        await store.close()
+    assert sum(1 for t in turns if t.then) >= 40
+    assert any(t.dropped for t in turns) and any(t.added for t in turns)
+    sample = [t for t in turns if t.then][::6] + [t for t in turns if not t.then][::20]
+    for t in sample:
+        p = t.prompt
+        past = await MemoryStore.open(realistic, as_of=p.moment_ms,
+                                      clock=fixed_clock(iso(p.moment_ms)))  # fmt: skip
+        try:
+            r = await past.recall(p.text, purpose="inject", recent_user_turns=p.recent)
+        finally:
+            await past.close()
+        lines = digest(r)
+        assert t.then == tuple(d.memory_id for d in lines if d.included), p.text
+        assert t.then_digest == runtime_digest(lines)
+
+
+def test_turns_and_blame_on_the_command_line(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["--db", str(realistic), "--sessions", str(SESSIONS)]
+    assert main(["turns", *base, "--project", "/home/dev/projects/webshop", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["recall"] == "as pi 0.4.0 would recall"
+    turns = out["turns"]
+    assert turns and all(t["project"] == "/home/dev/projects/webshop" for t in turns)
+    got = next(t for t in turns if t["then"])
+    assert got["thenDigest"] and got["then"][0] in got["thenDigest"]
+    record = got["then"][0]
+    assert main(["blame", record, *base]) == 0
+    captured = capsys.readouterr()
+    assert got["entry"][:8] in captured.out
+    assert f"{record[:8]} injected in" in captured.err
+    assert main(["turns", *base, "--since", "2099-01-01"]) == 0
+    assert "0 prompt(s)" in capsys.readouterr().err
+    assert main(["turns", "--db", str(realistic), "--sessions", "/nonexistent"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
