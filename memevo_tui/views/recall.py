@@ -38,6 +38,8 @@ class RecallView(BaseView):
         result: Recall
         digest: Sequence[DigestLine]
         rerun: bool
+        own: bool = False
+        """The rerun follows the user's own write (from any view)."""
 
     def compose(self) -> ComposeResult:
         yield RecallPane(id="recall-pane")
@@ -55,7 +57,8 @@ class RecallView(BaseView):
                 turns = tuple(pane.turns) if pane.purpose == "inject" else ()
                 # a dial move is the user's own: the preview follows it without a toast
                 rerun = not isinstance(change, Dialed)
-                self.run_recall(pane.prompt, pane.purpose, turns, rerun=rerun)
+                own = isinstance(change, OwnWrite)
+                self.run_recall(pane.prompt, pane.purpose, turns, rerun=rerun, own=own)
 
     def status_parts(self) -> list[str]:
         pane = self.query_one(RecallPane)
@@ -79,7 +82,12 @@ class RecallView(BaseView):
 
     @work(exclusive=True, group="recall", exit_on_error=False)
     async def run_recall(
-        self, prompt: str, purpose: Purpose, turns: Sequence[str] = (), rerun: bool = False
+        self,
+        prompt: str,
+        purpose: Purpose,
+        turns: Sequence[str] = (),
+        rerun: bool = False,
+        own: bool = False,
     ) -> None:
         try:
             result = await self.state.recall(prompt, purpose, turns)
@@ -87,11 +95,13 @@ class RecallView(BaseView):
         except StoreError as exc:
             self.post_message(StoreFailed(exc))
             return
-        self.post_message(self.Computed(result, lines, rerun))
+        self.post_message(self.Computed(result, lines, rerun, own))
 
     def on_recall_view_computed(self, message: Computed) -> None:
         changes = self.query_one(RecallPane).show(message.result, message.digest)
         self.post_message(StatusChanged())
-        shown = all(node.display for node in self.ancestors_with_self)
-        if message.rerun and changes and shown:  # never from a view the user is not in
+        # what the user's own write did to the preview is told wherever they made it;
+        # another process's commit only in the preview itself
+        shown = message.own or all(node.display for node in self.ancestors_with_self)
+        if message.rerun and changes and shown:
             self.notify("\n".join(changes[:4]), title="Recall preview changed", timeout=8)
