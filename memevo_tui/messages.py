@@ -87,6 +87,17 @@ class ShowProvenance(Message):
         self.memory_id = memory_id
 
 
+class RecallAt(Message):
+    """Open the recall preview on a prompt of the past: its earlier user turns folded in
+    as pi did, the time dial at its moment (a view of the past asks; the screen does it)."""
+
+    def __init__(self, prompt: str, turns: tuple[str, ...], when_ms: float) -> None:
+        super().__init__()
+        self.prompt = prompt
+        self.turns = turns
+        self.when_ms = when_ms
+
+
 class InboxReady(Message):
     """What changed since the last visit, ready to offer."""
 

@@ -161,3 +161,53 @@ def test_turns_and_blame_on_the_command_line(
     assert "0 prompt(s)" in capsys.readouterr().err
     assert main(["turns", "--db", str(realistic), "--sessions", "/nonexistent"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+async def test_the_turns_view_lists_sessions_then_prompts_and_opens_recall_as_of_then(
+    realistic: Path,
+) -> None:
+    from textual.widgets import TabbedContent
+
+    from memevo_tui.views.turns import TurnsView
+    from memevo_tui.widgets.recall_pane import RecallPane
+    from memevo_tui.widgets.turn_list import SessionList, TurnDetail, TurnList, describe_turn
+
+    from apphelpers import drawn_text, make_app, press, until, wait_loaded
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.state.sessions = SESSIONS
+        await wait_loaded(pilot)
+        await press(pilot, "n")
+        assert app.query_one("#tabs", TabbedContent).active == "turns"
+        sessions = app.query_one(SessionList)
+        await until(pilot, lambda: len(sessions.rows) == 88, "the sessions to be replayed")
+        view = app.query_one(TurnsView)
+        # the newest session with a prompt that got memories then
+        target = next(s for s in view.sessions if s.with_memories)
+        index = sessions.index_of(target.key)
+        assert index is not None
+        sessions.cursor = index
+        await press(pilot, "enter")
+        turns = app.query_one(TurnList)
+        assert turns.display and not sessions.display and turns.has_focus
+        assert len(turns.rows) == len(target.session.prompts)
+        turn = next(t for t in target.turns if t.then)
+        turns.cursor = turns.rows.index(turn)
+        await until(pilot, lambda: app.query_one(TurnDetail).shown is turn, "the detail")
+        detail = drawn_text(describe_turn(app.query_one(TurnDetail).shown))
+        assert turn.then is not None and turn.then[0] in detail
+        await press(pilot, "enter")  # the recall preview, as of the prompt's moment
+        await until(pilot, lambda: app.query_one(RecallPane).result is not None
+                    and app.query_one(RecallPane).result.prompt == turn.prompt.text,
+                    "the preview on the prompt")  # fmt: skip
+        assert app.query_one("#tabs", TabbedContent).active == "recall"
+        assert app.state.as_of == turn.prompt.moment_ms
+        pane = app.query_one(RecallPane)
+        assert pane.result is not None
+        assert pane.result.turns == turn.prompt.recent
+        picked = [c.memory.id for c in pane.result.selected]
+        assert list(turn.then) == picked[: len(turn.then)]
+        assert app.focused is app.query_one("#recall-list")  # the answer, not the box
+        await press(pilot, "n", "escape")  # back from the prompts to the sessions
+        assert sessions.display and not turns.display

@@ -24,6 +24,7 @@ from store.js import iso
 from ..compat.textual import LateFocusTabs
 from ..inbox import Line
 from ..messages import (
+    RecallAt,
     ReloadWanted,
     ShowProvenance,
     ShowRecord,
@@ -409,6 +410,16 @@ class Dashboard(Screen[None]):
 
         state, memory_id = self.state, message.memory_id
         self.app.push_screen(ProvenanceScreen(memory_id, lambda: state.provenance(memory_id)))
+
+    async def on_recall_at(self, message: RecallAt) -> None:
+        """A prompt of the past (the Turns view): the dial turned to its moment, then
+        the recall preview on it with its earlier turns, every reason read as of then."""
+        await self._dial_past(message.when_ms)
+        shown = await self.view("recall")
+        assert isinstance(shown, RecallView)
+        shown.ask_with(message.prompt, message.turns)
+        await self.action_show_tab("recall")
+        shown.focus_now(shown.query_one(shown.LIST))  # its answer, not its prompt box
 
     async def on_show_record(self, message: ShowRecord) -> None:
         """Show a record in the memory list, clearing what hides it."""

@@ -72,6 +72,10 @@ class RecallView(BaseView):
             f"{result.eligible} eligible, {result.excluded} excluded by status",
         ]
 
+    def ask_with(self, prompt: str, turns: tuple[str, ...]) -> None:
+        """What pi would inject for ``prompt`` with these earlier user turns."""
+        self.query_one(RecallPane).ask_with(prompt, turns)
+
     def explain_search(self, query: str) -> None:
         """Show why ``/memory search`` returns what it does for ``query``."""
         self.query_one(RecallPane).explain_search(query)

@@ -22,6 +22,7 @@ from ..widgets.recall_pane import RecallPane
 from ..widgets.review_list import ReviewList
 from ..widgets.source_list import SourceList
 from ..widgets.timeline_chart import TimelineChart
+from ..widgets.turn_list import SessionList, TurnList
 from ..widgets.virtual_list import VirtualList
 from .base import BaseView
 from .history import HistoryView
@@ -32,6 +33,7 @@ from .recall import RecallView
 from .review import ReviewView
 from .search import SearchView
 from .timeline import TimelineView
+from .turns import TurnsView
 
 Keys = Callable[[], list[BindingType]]
 
@@ -148,6 +150,16 @@ VIEWS: tuple[ViewEntry, ...] = (
         "Show the timeline",
         "timeline",
         lambda: list(TimelineChart.BINDINGS),
+    ),
+    ViewEntry(
+        "turns",
+        "n",
+        "Turns",
+        TurnsView,
+        "What pi injected into each past prompt of its sessions, then and now",
+        "Show the turns: what pi injected, prompt by prompt",
+        "turns",
+        lambda: [*SessionList.BINDINGS, *TurnList.BINDINGS],
     ),
 )
 """The views, in the order of their tabs."""

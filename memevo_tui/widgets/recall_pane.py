@@ -299,6 +299,15 @@ class RecallPane(Vertical):
         prompt, purpose, turns = self._asked = self._question()
         self.post_message(self.PromptChanged(self, prompt, purpose, turns))
 
+    def ask_with(self, prompt: str, turns: tuple[str, ...]) -> None:
+        """Injection for ``prompt`` with ``turns`` as its earlier user turns, asked now."""
+        self.purpose = "inject"
+        self.turns = list(turns)
+        box = self.query_one("#recall-input", Input)
+        with box.prevent(Input.Changed):
+            box.value = prompt
+        self.ask()
+
     def explain_search(self, query: str) -> None:
         """Show why ``/memory search`` returns what it does for ``query``."""
         self.purpose = "search"

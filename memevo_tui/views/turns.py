@@ -1,0 +1,171 @@
+"""The Turns view: what pi injected into each past prompt of its sessions, then and now.
+
+The sessions come first, newest first, with how many prompts each had and how many
+got memories; ``enter`` lists a session's prompts in branch order, each with the
+records injected then (the store replayed to the prompt's moment, the branch's
+earlier user texts folded in as pi does) and now. ``enter`` on a prompt opens the
+recall preview on it, its earlier turns set and the time dial at its moment; ``esc``
+goes back to the sessions. The replay runs in a worker, on a connection of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import work
+from textual.app import ComposeResult
+from textual.message import Message
+from textual.widgets import Static
+
+from store import StoreError
+from store.turns import RECALL_VERSION
+
+from ..messages import RecallAt, StatusChanged, StoreFailed
+from ..state import Change, DashboardState, OwnWrite, Reloaded
+from ..turnlog import SessionTurns, load_turns
+from ..widgets.split import Split
+from ..widgets.turn_list import SessionList, TurnDetail, TurnList
+from .base import BaseView
+
+
+class TurnsView(BaseView):
+    """The sessions, or one session's prompts beside the highlighted one in full."""
+
+    FOCUS = "#session-list"
+
+    @dataclass
+    class Loaded(Message):
+        sessions: list[SessionTurns] | None
+        """None: the replay failed (reported apart)."""
+
+    def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self.sessions: list[SessionTurns] = []
+        self.opened: SessionTurns | None = None
+        self._loading = False
+        self._stale = True
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="turns-summary", markup=False)
+        with Split(width=45, id="turns-main"):
+            yield SessionList(id="session-list")
+            yield TurnList(id="turn-list")
+            yield TurnDetail(id="turn-detail")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one(TurnList).display = False
+
+    def activated(self) -> None:
+        if self._stale and not self._loading:
+            self.load()
+
+    def state_changed(self, change: Change) -> None:
+        if isinstance(change, OwnWrite | Reloaded):
+            self._stale = True  # "now" moved: replayed again when next shown
+            if self.active and not self._loading:
+                self.load()
+
+    @property
+    def busy(self) -> bool:
+        return super().busy or self._loading
+
+    @work(exclusive=True, group="turns", exit_on_error=False)
+    async def load(self) -> None:
+        self._loading = True
+        self._stale = False
+        self._summary("replaying pi's sessions on the store as it was at each prompt…")
+        state = self.state
+        try:
+            from ..recallcache import SessionIndexCache
+
+            cache = SessionIndexCache() if state.remembered is not None else None
+            sessions = await load_turns(state.db_path, state.clock, state.sessions, cache)
+        except StoreError as exc:
+            self.post_message(StoreFailed(exc))
+            self.post_message(self.Loaded(None))
+            return
+        self.post_message(self.Loaded(sessions))
+
+    def on_turns_view_loaded(self, message: Loaded) -> None:
+        self._loading = False
+        if message.sessions is None:
+            return
+        self.sessions = message.sessions
+        session_list = self.query_one(SessionList)
+        session_list.empty_text = (
+            f"No pi session files under {self.state.sessions} (--sessions DIR reads another)."
+        )
+        session_list.set_rows(self.sessions)
+        if self.opened is not None:  # still showing a session: its turns as replayed now
+            again = next((s for s in self.sessions if s.key == self.opened.key), None)
+            if again is not None:
+                self._open(again, focus=False)
+        self._summary()
+        self.post_message(StatusChanged())
+
+    def _summary(self, line: str = "") -> None:
+        if not line:
+            turns = sum(len(s.turns) for s in self.sessions)
+            got = sum(s.with_memories for s in self.sessions)
+            differ = sum(s.differing for s in self.sessions)
+            unknown = sum(s.unknown for s in self.sessions)
+            line = (
+                f"{len(self.sessions)} session(s), {turns} prompt(s): {got} got memories, "
+                f"{differ} would get something else now"
+                + (f", {unknown} before the store's exact past (?)" if unknown else "")
+                + f" · as pi {RECALL_VERSION} would recall"
+            )
+        self.query_one("#turns-summary", Static).update(line)
+
+    def status_parts(self) -> list[str]:
+        if self.opened is not None:
+            s = self.opened.session
+            return [f"{len(s.prompts)} prompt(s) of {s.session_id[:8]}: esc back to sessions"]
+        return [f"{len(self.sessions)} session(s) of pi; enter lists a session's prompts"]
+
+    # ------------------------------------------------------------ moving in
+
+    def on_session_list_opened(self, message: SessionList.Opened) -> None:
+        message.stop()
+        self._open(message.row, focus=True)
+
+    def _open(self, row: SessionTurns, *, focus: bool) -> None:
+        self.opened = row
+        turn_list = self.query_one(TurnList)
+        turn_list.set_rows(list(row.turns))
+        self.query_one(SessionList).display = False
+        turn_list.display = True
+        if focus:
+            self.focus_now(turn_list)
+        self.query_one(TurnDetail).show(turn_list.highlighted)
+        self.post_message(StatusChanged())
+
+    def on_session_list_highlighted(self, message: SessionList.Highlighted) -> None:
+        if self.opened is None:
+            self.query_one(TurnDetail).show_session(message.row)
+
+    def on_turn_list_highlighted(self, message: TurnList.Highlighted) -> None:
+        self.query_one(TurnDetail).show(message.row)
+
+    def on_turn_list_opened(self, message: TurnList.Opened) -> None:
+        message.stop()
+        p = message.row.prompt
+        self.post_message(RecallAt(p.text, p.recent, p.moment_ms))
+
+    def focus_default(self) -> None:
+        shown = TurnList if self.opened is not None else SessionList
+        self.focus_now(self.query_one(shown))
+
+    def leave(self) -> bool:
+        """esc: from a session's prompts back to the sessions."""
+        if self.opened is None:
+            return False
+        self.opened = None
+        session_list = self.query_one(SessionList)
+        self.query_one(TurnList).display = False
+        session_list.display = True
+        self.focus_now(session_list)
+        self.query_one(TurnDetail).show_session(session_list.highlighted)
+        self.post_message(StatusChanged())
+        return True
