@@ -16,15 +16,20 @@ directory above it up to its root, is the user's own and writable by no one else
 
 It is a cache: a file that is missing, unreadable, foreign, made by other rules,
 or damaged is ignored and rebuilt, and a directory that cannot be used costs the
-speed, never an answer. No Textual.
+speed, never an answer. ``turns.json`` (``TurnCache``) keeps the turns replayed
+from pi's sessions by the same rules. No Textual.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import hmac
+import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .appstate import AppState
 
@@ -120,3 +125,45 @@ class SessionIndexCache:
 
     def put(self, path: Path, data: bytes) -> None:
         AppState(path, root=cache_home()).write_bytes(SESSION_INDEX, data)
+
+
+TURNS = "turns.json"
+TURNS_LIMIT = 256 << 20
+
+
+class TurnCache:
+    """Turns replayed from pi's sessions, kept in the store's cache directory: a turn of
+    the settled past never changes, so a warm open replays only what is new. Keyed (an
+    HMAC with the store's secret, as the recall cache): a file that does not check out
+    is ignored and written again, never trusted."""
+
+    def __init__(self, store_path: Path) -> None:
+        self._place = AppState(store_path, root=cache_home())
+        self._key = secret(store_path)
+        self._entries: dict[str, dict[str, Any]] = {}
+        self._dirty = False
+        data = self._place.read_bytes(TURNS, TURNS_LIMIT) if self._key else None
+        if data and self._key and len(data) > 32:
+            mac, body = data[:32], data[32:]
+            good = hmac.new(self._key, body, hashlib.sha256).digest()
+            if hmac.compare_digest(mac, good):
+                with contextlib.suppress(ValueError):
+                    loaded = json.loads(body)
+                    if isinstance(loaded, dict):
+                        self._entries = loaded
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        found = self._entries.get(key)
+        return found if isinstance(found, dict) else None
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        self._entries[key] = value
+        self._dirty = True
+
+    def save(self) -> None:
+        if not self._dirty or not self._key:
+            return
+        body = json.dumps(self._entries, separators=(",", ":"), ensure_ascii=False).encode()
+        mac = hmac.new(self._key, body, hashlib.sha256).digest()
+        self._place.write_bytes(TURNS, mac + body)
+        self._dirty = False

@@ -53,7 +53,12 @@ async def load_turns(
     store = await MemoryStore.open(db_path, read_only=True, clock=clock)
     try:
         prompts = [p for s in sessions for p in s.prompts]
-        turns = await replay_turns(store, prompts)
+        memo = None
+        if cache is not None:
+            from .recallcache import TurnCache
+
+            memo = await asyncio.to_thread(TurnCache, db_path)
+        turns = await replay_turns(store, prompts, memo)
     finally:
         await store.close()
     by_prompt = {(str(t.prompt.file), t.prompt.entry_id): t for t in turns}

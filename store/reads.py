@@ -549,6 +549,17 @@ class Reads(StoreBase):
             row = await (await db.execute("SELECT max(rowid) FROM events")).fetchone()
         return int(row[0] or 0) if row else 0
 
+    async def newest_event_ms(self) -> float | None:
+        """The latest moment any readable event names (epoch ms; None: none does). The
+        past before it is settled: an event written later is taken at or after it."""
+        from .js import parse_ms
+
+        async with self._reading() as db:
+            sql = "SELECT json_extract(data, '$.at') FROM events WHERE json_valid(data)"
+            rows = await (await db.execute(sql)).fetchall()
+        moments = [m for (at,) in rows if (m := parse_ms(at)) is not None]
+        return max(moments, default=None)
+
     async def event_count(self) -> int:
         async with self._reading() as db:
             row = await (await db.execute("SELECT count(*) FROM events")).fetchone()

@@ -30,13 +30,17 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import NotInLog
 from .features import MAX_HISTORY_TURN_BYTES, clean_query
+from .index import RecordWords, text_words
 from .js import iso
 from .model import Memory
 from .sessions import Session, SessionUnreadable, read_session
+
+if TYPE_CHECKING:
+    from .index import RecordWords
 
 RECALL_VERSION = "0.4.0"
 """The recall the replay runs (pi-memory-evolution's release)."""
@@ -252,13 +256,48 @@ def header_time(session: Session) -> str:
 Injected = tuple[tuple[str, ...], str | None, dict[str, str], set[str]]
 
 
-def _injected(records: Sequence[Memory], prompt: Prompt) -> Injected:
+class TurnMemo(Protocol):
+    """Where replayed turns are kept between runs (the app's cache directory): a turn of
+    the settled past never changes, so only new prompts are replayed."""
+
+    def get(self, key: str) -> dict[str, Any] | None: ...
+
+    def put(self, key: str, value: dict[str, Any]) -> None: ...
+
+    def save(self) -> None: ...
+
+
+def turn_key(p: Prompt) -> str:
+    """A prompt's identity: its place, moment, text and context, and the recall's."""
+    from .js import fp, js_json
+
+    return fp(js_json([RECALL_VERSION, str(p.file), p.entry_id, p.moment_ms, p.text,
+                       list(p.recent)]))  # fmt: skip
+
+
+class _Words:
+    """Each text's words extracted once for every replay (the costly part of an index)."""
+
+    def __init__(self) -> None:
+
+        self._extract = text_words
+        self._known: dict[tuple[str, tuple[str, ...]], RecordWords] = {}
+
+    def __call__(self, m: Memory) -> RecordWords:
+        key = (m.content, tuple(m.search_terms))
+        found = self._known.get(key)
+        if found is None:
+            found = self._known[key] = self._extract(m.content, m.search_terms)
+        return found
+
+
+def _injected(records: Sequence[Memory], prompt: Prompt, words: _Words) -> Injected:
     """The ids injected for ``prompt`` over ``records``, pi's digest, each id's digest
     line, and every record that matched the prompt."""
     from .index import RecallIndex
     from .recall import digest, runtime_digest
 
-    result = RecallIndex(records).recall(
+    result = RecallIndex(records, words).recall(
         prompt.text, purpose="inject", recent_user_turns=prompt.recent
     )
     lines = digest(result)
@@ -267,52 +306,129 @@ def _injected(records: Sequence[Memory], prompt: Prompt) -> Injected:
     return included, runtime_digest(lines), {d.memory_id: d.line for d in lines}, matched
 
 
-async def replay_turns(store: Any, prompts: Sequence[Prompt]) -> list[Turn]:
+async def replay_turns(
+    store: Any, prompts: Sequence[Prompt], memo: TurnMemo | None = None
+) -> list[Turn]:
     """Each prompt replayed on the store as it was at its moment and as it is now
     (``store``: a ``MemoryStore`` opened on now). A moment the store's past does not
-    give exactly has ``then`` None and the refusal as its note."""
+    give exactly has ``then`` None and the refusal as its note. With ``memo``, a turn
+    of the settled past (before the newest event) is read from it while the records it
+    matched carry the confirmation stamps they had when it was kept."""
+    from .index import RecallIndex
+
+    words = _Words()
     now_ms = store.now_ms()
     current = (await store.load_memories()).memories
     by_id = {m.id: m for m in current}
+    settled = await store.newest_event_ms() if memo is not None else None
+    now_index = RecallIndex(current, words)
     out: list[Turn] = []
-    for prompt in prompts:
-        now_ids, now_digest, now_lines, _ = _injected(current, prompt)
+    for prompt in sorted(prompts, key=lambda p: p.moment_ms):
+        now_ids, now_digest, now_lines = _now(now_index, prompt)
         if prompt.moment_ms > now_ms:
             out.append(Turn(prompt, None, None, now_ids, now_digest, (), "after the store's now"))
             continue
-        try:
-            past = await store.replay(prompt.moment_ms)
-        except NotInLog as exc:
-            out.append(Turn(prompt, None, None, now_ids, now_digest, (), str(exc)))
-            continue
-        then_records = [r for r in past.rows if isinstance(r, Memory)]
-        then_ids, then_digest, then_lines, matched = _injected(then_records, prompt)
         at = iso(prompt.moment_ms)
-        unknown = sorted(
-            r.id
-            for r in then_records
-            if r.id in matched
-            and (m := by_id.get(r.id)) is not None
-            and m.reinforced_at is not None
-            and m.reinforced_at <= at
-            and m.reinforced_at != r.reinforced_at
+        key = turn_key(prompt) if memo is not None else ""
+        kept = memo.get(key) if memo is not None else None
+        if kept is not None and not _still(kept, by_id, at):
+            kept = None
+        if kept is None:
+            try:
+                kept = await _replay_one(store, prompt, words, by_id, at)
+            except NotInLog as exc:
+                out.append(Turn(prompt, None, None, now_ids, now_digest, (), str(exc)))
+                continue
+            if memo is not None and settled is not None and prompt.moment_ms < settled:
+                memo.put(key, kept)
+        then_ids = tuple(kept["then"])
+        then_lines: dict[str, str] = kept["lines"]
+        changed = tuple(
+            i for i in then_ids if i in now_lines and _moved(then_lines.get(i), now_lines[i])
         )
-        if unknown:  # the turn as it would be had pi stamped them before the prompt
-            later = set(unknown)
-            stamped = [
-                replace(r, reinforced_at=by_id[r.id].reinforced_at) if r.id in later else r
-                for r in then_records
-            ]
-            alt_ids, alt_digest, _, _ = _injected(stamped, prompt)
-            if (alt_ids, alt_digest) == (then_ids, then_digest):
-                unknown = []  # it would not have mattered
+        unknown = kept["unknown"]
         note = (
             f"approximate: pi confirmed {', '.join(i[:8] for i in unknown)} with no event "
             "on or before then, and the turn depends on when"
             if unknown
             else ""
         )
-        changed = tuple(i for i in then_ids if i in now_lines and then_lines[i] != now_lines[i])
-        out.append(Turn(prompt, then_ids, then_digest, now_ids, now_digest, changed, note,
+        out.append(Turn(prompt, then_ids, kept["digest"], now_ids, now_digest, changed, note,
                         bool(unknown)))  # fmt: skip
+    if memo is not None:
+        memo.save()
+    order = {id(p): n for n, p in enumerate(prompts)}
+    out.sort(key=lambda t: order.get(id(t.prompt), 0))
     return out
+
+
+def _now(index: Any, prompt: Prompt) -> tuple[tuple[str, ...], str | None, dict[str, str]]:
+    from .recall import digest, runtime_digest
+
+    lines = digest(index.recall(prompt.text, purpose="inject", recent_user_turns=prompt.recent))
+    included = tuple(d.memory_id for d in lines if d.included)
+    return included, runtime_digest(lines), {d.memory_id: d.line for d in lines}
+
+
+_AS_OF = ("aging", "confirmed")
+"""Digest fields that move with time alone, not with a change to the record."""
+
+
+def _moved(then: str | None, now: str) -> bool:
+    """Did the record change between its two digest lines (not counting what time alone
+    moves: its aging and confirmation date)?"""
+    import json
+
+    try:
+        a, b = json.loads(then or "null"), json.loads(now)
+    except ValueError:
+        return then != now
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return then != now
+    return {k: v for k, v in a.items() if k not in _AS_OF} != {
+        k: v for k, v in b.items() if k not in _AS_OF
+    }
+
+
+def _unknown(stamps: dict[str, str | None], by_id: dict[str, Memory], at: str) -> list[str]:
+    """The matched records pi has confirmed since with a stamp dated by ``at`` that
+    the replay could not give them (it moved with no event)."""
+    return sorted(
+        i
+        for i, stamp in stamps.items()
+        if (m := by_id.get(i)) is not None
+        and m.reinforced_at is not None
+        and m.reinforced_at <= at
+        and m.reinforced_at != stamp
+    )
+
+
+def _still(kept: dict[str, Any], by_id: dict[str, Memory], at: str) -> bool:
+    """A kept turn holds while its matched records' unknown stamps are the ones it
+    was judged with."""
+    try:
+        return bool(_unknown(kept["stamps"], by_id, at) == kept["candidates"])
+    except (KeyError, TypeError, AttributeError):
+        return False
+
+
+async def _replay_one(
+    store: Any, prompt: Prompt, words: _Words, by_id: dict[str, Memory], at: str
+) -> dict[str, Any]:
+    past = await store.replay(prompt.moment_ms)
+    then_records = [r for r in past.rows if isinstance(r, Memory)]
+    then_ids, then_digest, then_lines, matched = _injected(then_records, prompt, words)
+    stamps = {r.id: r.reinforced_at for r in then_records if r.id in matched}
+    candidates = _unknown(stamps, by_id, at)
+    unknown = candidates
+    if candidates:  # the turn as it would be had pi stamped them before the prompt
+        later = set(candidates)
+        stamped = [
+            replace(r, reinforced_at=by_id[r.id].reinforced_at) if r.id in later else r
+            for r in then_records
+        ]
+        alt_ids, alt_digest, _, _ = _injected(stamped, prompt, words)
+        if (alt_ids, alt_digest) == (then_ids, then_digest):
+            unknown = []  # it would not have mattered
+    return {"then": list(then_ids), "digest": then_digest, "lines": then_lines,
+            "stamps": stamps, "candidates": candidates, "unknown": unknown}  # fmt: skip

@@ -211,3 +211,42 @@ async def test_the_turns_view_lists_sessions_then_prompts_and_opens_recall_as_of
         assert app.focused is app.query_one("#recall-list")  # the answer, not the box
         await press(pilot, "n", "escape")  # back from the prompts to the sessions
         assert sessions.display and not turns.display
+
+
+async def test_a_warm_replay_reads_the_settled_past_from_the_cache_and_refuses_a_forged_one(
+    realistic: Path,
+) -> None:
+    from memevo_tui.recallcache import TURNS, TurnCache, cache_home
+
+    prompts = [p for f in session_files(SESSIONS) for p in session_prompts(f).prompts]
+
+    async def replayed(memo: TurnCache) -> tuple[list[Any], int]:
+        store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+        walks = 0
+        walk = store.replay
+
+        async def counted(when: float) -> Any:
+            nonlocal walks
+            walks += 1
+            return await walk(when)
+
+        store.replay = counted  # type: ignore[method-assign]
+        try:
+            return await replay_turns(store, prompts, memo), walks
+        finally:
+            await store.close()
+
+    cold, cold_walks = await replayed(TurnCache(realistic))
+    warm, warm_walks = await replayed(TurnCache(realistic))
+    assert cold_walks >= len(prompts) - 5
+    assert warm_walks < cold_walks // 4  # only the unsettled or unknown moments again
+    assert [(t.then, t.then_digest, t.now, t.changed, t.approximate) for t in warm] == [
+        (t.then, t.then_digest, t.now, t.changed, t.approximate) for t in cold
+    ]
+    [kept] = list(cache_home().rglob(TURNS))
+    data = bytearray(kept.read_bytes())
+    data[-3] ^= 1  # one byte changed by hand: the digest no longer checks out
+    kept.write_bytes(bytes(data))
+    assert TurnCache(realistic).get("anything") is None
+    _, forged_walks = await replayed(TurnCache(realistic))
+    assert forged_walks == cold_walks

@@ -18,7 +18,7 @@ from .output import Output
 from .run import CannotRun
 
 if TYPE_CHECKING:
-    from ..recallcache import SessionIndexCache
+    from ..recallcache import SessionIndexCache, TurnCache
 
 AS_PI = f"as pi {RECALL_VERSION} would recall"
 
@@ -92,6 +92,15 @@ def turn_line(t: Turn, o: Output) -> str:
     return head + o.fit(p.text, len(head))
 
 
+def _memo(store: MemoryStore, args: argparse.Namespace) -> TurnCache | None:
+    """The kept turns (none for a demo store, or a store opened as of the past)."""
+    if getattr(args, "demo", False) or store.as_of is not None:
+        return None
+    from ..recallcache import TurnCache
+
+    return TurnCache(Path(store.path))
+
+
 def _since(args: argparse.Namespace, store: MemoryStore) -> float | None:
     if not getattr(args, "since", None):
         return None
@@ -115,7 +124,7 @@ async def run_turns(store: MemoryStore, args: argparse.Namespace, o: Output) -> 
     if not read and not problems:
         raise CannotRun(f"no pi session files under {root}" +
                              (f" for {args.project}" if args.project else ""))  # fmt: skip
-    turns = await replay_turns(store, prompts)
+    turns = await replay_turns(store, prompts, _memo(store, args))
     if args.json:
         o.json({"recall": AS_PI, "turns": [turn_json(t) for t in turns]})
     else:
@@ -131,7 +140,8 @@ async def run_blame(store: MemoryStore, args: argparse.Namespace, o: Output) -> 
     prompts, read, problems = prompts_of(root)
     for line in problems:
         o.note(f"memevo-tui: {one_line(line)}")
-    turns = [t for t in await replay_turns(store, prompts) if m.id in (t.then or ())]
+    replayed = await replay_turns(store, prompts, _memo(store, args))
+    turns = [t for t in replayed if m.id in (t.then or ())]
     if args.json:
         o.json({"id": m.id, "recall": AS_PI, "turns": [turn_json(t) for t in turns]})
     else:
