@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import NotInLog
 from .features import MAX_HISTORY_TURN_BYTES, clean_query
-from .index import RecordWords, text_words
 from .js import iso
 from .model import Memory
 from .sessions import Session, SessionUnreadable, read_session
@@ -279,6 +278,7 @@ class _Words:
     """Each text's words extracted once for every replay (the costly part of an index)."""
 
     def __init__(self) -> None:
+        from .index import text_words  # numpy: imported only when turns are replayed
 
         self._extract = text_words
         self._known: dict[tuple[str, tuple[str, ...]], RecordWords] = {}
