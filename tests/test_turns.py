@@ -250,3 +250,21 @@ async def test_a_warm_replay_reads_the_settled_past_from_the_cache_and_refuses_a
     assert TurnCache(realistic).get("anything") is None
     _, forged_walks = await replayed(TurnCache(realistic))
     assert forged_walks == cold_walks
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
+@pytest.mark.parametrize("opened", [False, True], ids=["sessions", "prompts"])
+def test_turns_view_snapshot(
+    snap_compare: Any, tmp_path: Path, size: tuple[int, int], opened: bool
+) -> None:
+    """The sessions, and a session's prompts beside one in full (an approximate turn:
+    pi confirmed a record it matched with no event)."""
+    from pilot_keys import open_turns
+
+    from apphelpers import make_app, snapshot_copy
+
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    app.state.sessions = SESSIONS
+    assert snap_compare(
+        app, terminal_size=size, run_before=open_turns("0ecce04b" if opened else "")
+    )

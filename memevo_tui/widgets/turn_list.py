@@ -211,7 +211,7 @@ def describe_session(row: SessionTurns | None) -> RenderableType:
     out.append("session ")
     out.append(visible(s.session_id or "?"))
     out.append("\n")
-    out.append(visible(str(s.file)), style="dim")
+    out.append(visible(f"{s.file.parent.name}/{s.file.name}"), style="dim")
     out.append("\n\n")
     if s.problem:
         out.append(f"{visible(s.problem)}\n", style="bold red")

@@ -1,0 +1,32 @@
+"""Pilot steps shared by the Turns view's tests and snapshots."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from textual.pilot import Pilot
+
+from apphelpers import press, until, wait_loaded
+
+
+def open_turns(session: str = "", down: int = 1) -> Callable[[Pilot[None]], Awaitable[None]]:
+    """Show the Turns view once every session is replayed; with ``session`` (an id's
+    start), open that session's prompts and move ``down`` rows."""
+
+    async def run(pilot: Pilot[None]) -> None:
+        from memevo_tui.views.turns import TurnsView
+        from memevo_tui.widgets.turn_list import SessionList
+
+        await wait_loaded(pilot)
+        await press(pilot, "n")
+        view = pilot.app.query_one(TurnsView)
+        await until(pilot, lambda: bool(view.sessions) and not view.busy, "the sessions")
+        if session:
+            rows = pilot.app.query_one(SessionList)
+            target = next(s for s in view.sessions if s.session.session_id.startswith(session))
+            index = rows.index_of(target.key)
+            assert index is not None
+            rows.cursor = index
+            await press(pilot, "enter", *(["j"] * down))
+
+    return run
