@@ -198,9 +198,12 @@ async def test_the_turns_view_lists_sessions_then_prompts_and_opens_recall_as_of
         detail = drawn_text(describe_turn(app.query_one(TurnDetail).shown))
         assert turn.then is not None and turn.then[0] in detail
         await press(pilot, "enter")  # the recall preview, as of the prompt's moment
-        await until(pilot, lambda: app.query_one(RecallPane).result is not None
-                    and app.query_one(RecallPane).result.prompt == turn.prompt.text,
-                    "the preview on the prompt")  # fmt: skip
+
+        def answered() -> bool:
+            result = app.query_one(RecallPane).result
+            return result is not None and result.prompt == turn.prompt.text
+
+        await until(pilot, answered, "the preview on the prompt")
         assert app.query_one("#tabs", TabbedContent).active == "recall"
         assert app.state.as_of == turn.prompt.moment_ms
         pane = app.query_one(RecallPane)
