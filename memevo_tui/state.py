@@ -44,6 +44,8 @@ if TYPE_CHECKING:  # the past, the Timeline and recall are imported when first u
     from store.recall import Purpose, Recall
     from store.timeline import Standing
 
+    from .turnlog import InjectionLog
+
 Row = Memory | CorruptRow
 EventRow = Event | CorruptRow
 FirstPage = Callable[[MemoryLoad[Memory], int], Awaitable[None]]
@@ -159,6 +161,8 @@ class DashboardState:
         self.db_path = db_path
         self.sessions = sessions_root()
         """Where pi keeps its session files (``--sessions DIR``): read only."""
+        self.injections: InjectionLog | None = None
+        """Each record's recall log, once the Turns view replayed pi's sessions."""
         self.remembered = AppState(db_path) if remember else None
         """The app's own state directory for this store (None: keep nothing, the demo)."""
         self.read_only_requested = read_only
@@ -311,6 +315,10 @@ class DashboardState:
             ]
 
         return p, await asyncio.to_thread(contexts)
+
+    def injected_line(self, memory_id: str) -> str | None:
+        """The record's recall log in a line (None: pi's sessions are not replayed yet)."""
+        return None if self.injections is None else self.injections.line(memory_id)
 
     async def record_events(self, memory_id: str) -> Sequence[EventRow]:
         """One record's own events, newest first (for a detail pane)."""

@@ -68,3 +68,36 @@ async def load_turns(
     ]
     out.sort(key=lambda s: (s.session.started, s.key), reverse=True)
     return out
+
+
+class InjectionLog:
+    """Each record's recall log: the replayed turns that injected it then."""
+
+    def __init__(self, sessions: list[SessionTurns]) -> None:
+        self.turns = sum(len(s.turns) for s in sessions)
+        self._by_id: dict[str, list[Turn]] = {}
+        for s in sessions:
+            for t in s.turns:
+                for memory_id in t.then or ():
+                    self._by_id.setdefault(memory_id, []).append(t)
+        for found in self._by_id.values():
+            found.sort(key=lambda t: t.prompt.moment_ms)
+
+    def of(self, memory_id: str) -> list[Turn]:
+        """The turns that injected the record, oldest first."""
+        return list(self._by_id.get(memory_id, ()))
+
+    def line(self, memory_id: str) -> str:
+        """ "injected in 14 turn(s), last on 2026-10-28 in webshop"."""
+        from store.js import iso
+
+        from .view import origin_name
+
+        found = self._by_id.get(memory_id)
+        if not found:
+            return f"injected in none of the {self.turns} turn(s) replayed from pi's sessions"
+        last = found[-1].prompt
+        return (
+            f"injected in {len(found)} turn(s), last on {iso(last.moment_ms)[:10]} in "
+            f"{origin_name(last.project)} (n, or memevo-tui blame ID, lists the turns)"
+        )

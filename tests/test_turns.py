@@ -271,3 +271,29 @@ def test_turns_view_snapshot(
     assert snap_compare(
         app, terminal_size=size, run_before=open_turns("0ecce04b" if opened else "")
     )
+
+
+async def test_a_records_detail_gives_its_recall_log_once_the_turns_are_replayed(
+    realistic: Path,
+) -> None:
+    from pilot_keys import open_turns
+
+    from memevo_tui.views.turns import TurnsView
+    from memevo_tui.widgets.memory_detail import MemoryDetail
+
+    from apphelpers import drawn_text, make_app, press, until
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.state.sessions = SESSIONS
+        await open_turns()(pilot)
+        turns = [t for s in app.query_one(TurnsView).sessions for t in s.turns]
+        record = next(i for t in turns for i in t.then or ())
+        injected = [t for t in turns if record in (t.then or ())]
+        await press(pilot, "m", "slash", *record, "enter")
+        detail = app.query_one(MemoryDetail)
+        await until(pilot, lambda: detail.shown is not None and detail.shown.id == record,
+                    "the record's detail")  # fmt: skip
+        text = drawn_text(detail._parts[MemoryDetail.TURNS])
+        last = max(t.prompt.moment_ms for t in injected)
+        assert f"injected in {len(injected)} turn(s), last on {iso(last)[:10]}" in text

@@ -28,6 +28,7 @@ from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, OwnWrit
 from ..text import one_line
 from ..view import SORT_KEYS, SORTS
 from ..widgets.memory_browser import MemoryBrowser
+from ..widgets.memory_detail import MemoryDetail
 from ..widgets.memory_list import MemoryList
 from .marks import MarkingView
 
@@ -108,6 +109,11 @@ class MemoriesView(MarkingView):
         self.memory_list.empty_text = "Loading…"
 
     # ------------------------------------------------------------ the shared state
+
+    def activated(self) -> None:
+        # the recall log may have come since (the Turns view replayed pi's sessions)
+        for detail in self.query(MemoryDetail):
+            detail.show_recall_log()
 
     def state_changed(self, change: Change) -> None:
         browser, memory_list = self.browser, self.memory_list

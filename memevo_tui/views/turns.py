@@ -22,7 +22,7 @@ from store.turns import RECALL_VERSION
 
 from ..messages import RecallAt, StatusChanged, StoreFailed
 from ..state import Change, DashboardState, OwnWrite, Reloaded
-from ..turnlog import SessionTurns, load_turns
+from ..turnlog import InjectionLog, SessionTurns, load_turns
 from ..widgets.split import Split
 from ..widgets.turn_list import SessionList, TurnDetail, TurnList
 from .base import BaseView
@@ -92,6 +92,7 @@ class TurnsView(BaseView):
         if message.sessions is None:
             return
         self.sessions = message.sessions
+        self.state.injections = InjectionLog(message.sessions)  # each record's recall log
         session_list = self.query_one(SessionList)
         session_list.empty_text = (
             f"No pi session files under {self.state.sessions} (--sessions DIR reads another)."

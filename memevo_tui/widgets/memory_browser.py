@@ -69,7 +69,8 @@ class MemoryBrowser(Vertical):
         )
         with Split(width=30, id="main"):
             yield MemoryList(id="memory-list")
-            yield MemoryDetail(id="memory-detail", load_events=self.state.record_events)
+            yield MemoryDetail(id="memory-detail", load_events=self.state.record_events,
+                               injected=self.state.injected_line)  # fmt: skip
 
     @property
     def memory_list(self) -> MemoryList:

@@ -230,13 +230,21 @@ class MemoryDetail(TextPane, can_focus=True):
     """Seconds the pane waits for a record's events before it shows the record alone:
     they usually come within a few milliseconds, and one redraw then shows both."""
 
-    BODY, FIELDS, MORE, EVENTS = range(4)
+    BODY, FIELDS, MORE, EVENTS, TURNS = range(5)
     """Its parts, top to bottom: the text and standing, identity and decay, the
-    quality factors and provenance, the record's own events."""
+    quality factors and provenance, the record's own events, and its recall log (the
+    turns that injected it, once pi's sessions were replayed)."""
 
-    def __init__(self, *, load_events: EventLoader | None = None, id: str | None = None) -> None:
-        super().__init__(4, id=id)
+    def __init__(
+        self,
+        *,
+        load_events: EventLoader | None = None,
+        injected: Callable[[str], str | None] | None = None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(5, id=id)
         self._load_events = load_events
+        self._injected = injected
         self._timer: Timer | None = None
         self._timer_starts = 0  # bumped at each start and stop: a late call is dropped
         self._waiting_for: str | None = None  # the record whose events come before it
@@ -327,7 +335,14 @@ class MemoryDetail(TextPane, can_focus=True):
         self.set_part(self.FIELDS, describe_fields(row))
         self.set_part(self.MORE, describe_more(row))
         self.set_part(self.EVENTS, "")
+        self.show_recall_log()
         self.scroll_home(animate=False)
+
+    def show_recall_log(self) -> None:
+        """The shown record's recall log, as far as pi's sessions were replayed."""
+        row = self.shown
+        line = self._injected(row.id) if self._injected and isinstance(row, Memory) else None
+        self.set_part(self.TURNS, Text(f"\nRecall log: {line}", style="dim") if line else "")
 
     def show_events(self, events: Sequence[EventRow]) -> None:
         self.set_part(self.EVENTS, describe_events(events))
