@@ -22,6 +22,8 @@ from .text import one_line
 Row = Memory | CorruptRow
 
 REASONS: dict[str, str] = {
+    "costly": "injected often while marked unhelpful or incorrect: pi kept putting it in "
+    "front of the model (n lists the turns); correct it or forget it",
     "disputed": "marked incorrect: correct it, resolve it (accurate), or forget it",
     "conflicted": "contradicts another record: resolve the one that is right",
     "not-grounded": "not grounded in its source: no passage of it states this (enter shows "
@@ -35,6 +37,9 @@ REASONS: dict[str, str] = {
 }
 """Every reason, most urgent first, with what to do about it."""
 ORDER = {reason: i for i, reason in enumerate(REASONS)}
+COSTLY = 2
+"""Replayed turns that injected a record marked unhelpful or incorrect before it is
+worth a look (the more, the more urgent)."""
 SOON_DAYS = 7.0
 LOW_FACTOR = 0.6
 OVERLAP = 0.7
@@ -119,8 +124,10 @@ def build(
     sources: Mapping[str, Source],
     pairs: Sequence[tuple[str, str]],
     kept: set[str] = frozenset(),  # type: ignore[assignment]
+    injected: Mapping[str, int] | None = None,
 ) -> list[Item]:
-    """The queue, most urgent first (``pairs``: records conflicted with each other)."""
+    """The queue, most urgent first (``pairs``: records conflicted with each other;
+    ``injected``: how many replayed turns injected each record, once known)."""
     records = [r for r in rows if isinstance(r, Memory)]
     by_id = {m.id: m for m in records}
     active = [m for m in records if m.active]
@@ -131,6 +138,13 @@ def build(
         items.append(Item(reason, group, why, ORDER[reason] + rank))
         taken.update(m.id for m in group)
 
+    for m in records:
+        turns = injected.get(m.id, 0) if injected else 0
+        verdicts = [v.verdict for v in (m.utility, m.accuracy) if v is not None]
+        bad = [v for v in verdicts if v in ("unhelpful", "incorrect")]
+        if turns >= COSTLY and bad and m.status != "forgotten":
+            add("costly", (m,), f"injected in {turns} turns of pi's sessions, marked "
+                f"{' and '.join(bad)}: correct it or forget it", 1 / (1 + turns))  # fmt: skip
     for m in records:
         if m.disputed and m.status != "forgotten":
             add("disputed", (m,), REASONS["disputed"])

@@ -83,6 +83,10 @@ class InjectionLog:
         for found in self._by_id.values():
             found.sort(key=lambda t: t.prompt.moment_ms)
 
+    def counts(self) -> dict[str, int]:
+        """How many turns injected each record (those injected at all)."""
+        return {memory_id: len(found) for memory_id, found in self._by_id.items()}
+
     def of(self, memory_id: str) -> list[Turn]:
         """The turns that injected the record, oldest first."""
         return list(self._by_id.get(memory_id, ()))

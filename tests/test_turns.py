@@ -297,3 +297,25 @@ async def test_a_records_detail_gives_its_recall_log_once_the_turns_are_replayed
         text = drawn_text(detail._parts[MemoryDetail.TURNS])
         last = max(t.prompt.moment_ms for t in injected)
         assert f"injected in {len(injected)} turn(s), last on {iso(last)[:10]}" in text
+
+
+async def test_review_lists_records_injected_often_while_marked_unhelpful_or_incorrect(
+    realistic: Path,
+) -> None:
+    from memevo_tui.review import build
+
+    store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+    try:
+        rows = list((await store.load_memories()).memories)
+    finally:
+        await store.close()
+    bad = [m for m in rows if m.status != "forgotten" and any(
+        v is not None and v.verdict in ("unhelpful", "incorrect") for v in (m.utility, m.accuracy)
+    )]  # fmt: skip
+    good = next(m for m in rows if m.active and m.utility is None and m.accuracy is None)
+    assert len(bad) >= 2
+    injected = {bad[0].id: 9, bad[1].id: 1, good.id: 40}
+    costly = [i for i in build(rows, {}, [], injected=injected) if i.reason == "costly"]
+    assert [i.first.id for i in costly] == [bad[0].id]  # once is not often; good is fine
+    assert "injected in 9 turns" in costly[0].why
+    assert not [i for i in build(rows, {}, []) if i.reason == "costly"]

@@ -122,7 +122,9 @@ class ReviewView(FilteringView):
         remembered = self.state.remembered
         kept = remembered.kept() if remembered is not None else set()
         rows = list(self.state.rows)
-        self._build(self._generation, rows, dict(self.sources), self.pairs, kept)
+        log = self.state.injections
+        injected = log.counts() if log is not None else None
+        self._build(self._generation, rows, dict(self.sources), self.pairs, kept, injected)
 
     @work(exclusive=True, group="review-build", exit_on_error=False, thread=True)
     def _build(
@@ -132,10 +134,11 @@ class ReviewView(FilteringView):
         sources: dict[str, Source],
         pairs: Sequence[tuple[str, str]],
         kept: set[str],
+        injected: dict[str, int] | None = None,
     ) -> None:
         queue: list[Item] | None = None
         try:
-            queue = build(rows, sources, pairs, kept)
+            queue = build(rows, sources, pairs, kept, injected)
         finally:
             self.post_message(self.Built(generation, queue))
 
