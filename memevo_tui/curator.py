@@ -20,6 +20,7 @@ flight waits for its answer, then acts on the record as that write left it.
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import replace
@@ -49,7 +50,7 @@ from .screens.correct import edit_correction
 from .screens.prompt import PromptScreen
 from .state import DashboardState, Row
 from .text import one_line
-from .verbs import BULK_VERBS, Target, named, op_for
+from .verbs import BULK_VERBS, Target, Verb, named, op_for
 
 GROUPS = ("curator-write", "curator-bulk", "curator-lookup")
 """The worker groups of the Curator's flows (tests wait for them to settle)."""
@@ -123,12 +124,17 @@ class Curator:
         what = named(op_for(name, memory.pinned))
         target = Target(memory.id, memory.revision)
         if what.asks == "confirm":
-            dialog = (
-                incorrect_dialog(memory.content, len(self.state.duplicates(memory)))
-                if what.name == "incorrect"
-                else forget_dialog(memory.content)
-            )
-            self.ask(dialog, what.name, lambda s: what.call(s, target))
+            duplicates = len(self.state.duplicates(memory))
+
+            def dialog(effect: str = "") -> ConfirmScreen:
+                if what.name == "incorrect":
+                    return incorrect_dialog(memory.content, duplicates, effect)
+                return forget_dialog(memory.content, effect)
+
+            if what.becomes is not None and self.state.injections is not None:
+                self._run("curator-lookup", self._ask_proved(memory, what, target, dialog))
+            else:
+                self.ask(dialog(), what.name, lambda s: what.call(s, target))
         elif what.asks == "text":
             self._edit_correction(memory)
         elif what.asks == "event":
@@ -162,6 +168,23 @@ class Curator:
             self.write("correct", lambda s: named("correct").call(s, target))
 
         edit_correction(self.app, row.id, row.content, done)
+
+    async def _ask_proved(
+        self, memory: Memory, what: Verb, target: Target, dialog: Callable[[str], ConfirmScreen]
+    ) -> None:
+        """Ask, having proved the write on the project's recent prompts: the same replay
+        as the Turns view's, on the records as they would be after it."""
+        from .turnlog import fix_effect
+
+        effect = ""
+        log, becomes = self.state.injections, what.becomes
+        try:
+            index = await self.state.recall_index()
+            if log is not None and index is not None and becomes is not None:
+                effect = await asyncio.to_thread(fix_effect, log, index, memory, becomes(memory))
+        except StoreError:
+            effect = ""
+        self.ask(dialog(effect), what.name, lambda s: what.call(s, target))
 
     def ask(self, dialog: ConfirmScreen, name: str, op: Write) -> None:
         """Write ``op`` once the user says yes to ``dialog``."""

@@ -8,8 +8,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from store import Clock, MemoryStore
+from store import Clock, Memory, MemoryStore
 from store.turns import SessionPrompts, Turn, replay_turns, session_files, session_prompts
 
 
@@ -74,7 +75,8 @@ class InjectionLog:
     """Each record's recall log: the replayed turns that injected it then."""
 
     def __init__(self, sessions: list[SessionTurns]) -> None:
-        self.turns = sum(len(s.turns) for s in sessions)
+        self.all_turns: tuple[Turn, ...] = tuple(t for s in sessions for t in s.turns)
+        self.turns = len(self.all_turns)
         self._by_id: dict[str, list[Turn]] = {}
         for s in sessions:
             for t in s.turns:
@@ -105,3 +107,50 @@ class InjectionLog:
             f"injected in {len(found)} turn(s), last on {iso(last.moment_ms)[:10]} in "
             f"{origin_name(last.project)} (n, or memevo-tui blame ID, lists the turns)"
         )
+
+
+RECENT_PROMPTS = 100
+"""How many of a project's newest prompts a fix is proved on."""
+
+
+def fix_effect(log: InjectionLog, index: Any, before: Memory, after: Memory) -> str:
+    """What writing ``after`` over ``before`` does to the newest prompts of its project,
+    by the same replay: "Of the last 100 prompts in infra, 7 would no longer get this
+    record; 2 would get 8d07bdf8 instead." ``index``: the recall index of the records
+    as they are now (``RecallIndex``)."""
+    from store.recall import digest
+
+    from .view import origin_name
+
+    prompts = sorted(
+        (t.prompt for t in log.all_turns if t.prompt.project == before.scope),
+        key=lambda p: p.moment_ms,
+    )[-RECENT_PROMPTS:]
+    where = origin_name(before.scope) or before.scope
+    if not prompts:
+        return f"No prompt of pi's sessions in {where} to prove this on."
+    changed = index.updated([after])
+
+    def injected(ix: Any, p: Any) -> tuple[str, ...]:
+        r = ix.recall(p.text, purpose="inject", recent_user_turns=p.recent)
+        return tuple(d.memory_id for d in digest(r) if d.included)
+
+    lost = 0
+    instead: dict[str, int] = {}
+    for p in prompts:
+        was, will = injected(index, p), injected(changed, p)
+        if before.id in was and before.id not in will:
+            lost += 1
+        for other in will:
+            if other not in was and other != before.id:
+                instead[other] = instead.get(other, 0) + 1
+    head = f"Of the last {len(prompts)} prompt(s) in {where}, "
+    if not lost and not instead:
+        return head + "none would get anything else: this moves no recent turn."
+    line = head + f"{lost} would no longer get this record"
+    if instead:
+        top, n = max(instead.items(), key=lambda kv: (kv[1], kv[0]))
+        line += f"; {n} would get {top[:8]} instead"
+        if len(instead) > 1:
+            line += f" (and {len(instead) - 1} other record(s) would come in)"
+    return line + "."

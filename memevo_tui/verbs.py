@@ -15,7 +15,7 @@ Adding a verb is one entry in ``VERBS`` plus its store call. No Textual here.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from store import Memory, MemoryStore
@@ -90,6 +90,9 @@ class Verb:
     cli_args: tuple[str, ...] = ("id",)
     """Its command line's arguments: ``id``, ``verdict``, ``text`` (the rest of the
     line), ``other_id``, ``origin`` or ``event_id``."""
+    becomes: Callable[[Memory], Memory] | None = None
+    """The record as recall will see it once written (its confirmation proves the fix
+    on the project's recent prompts first); None: not proved."""
 
     @property
     def binding_id(self) -> str:
@@ -98,6 +101,11 @@ class Verb:
     @property
     def action(self) -> str:
         return f"curate({self.name!r})"
+
+
+def _quarantined(m: Memory) -> Memory:
+    """pi stores a record marked incorrect as conflicted: never recalled."""
+    return replace(m, status="conflicted")
 
 
 def _inactive(m: Memory) -> str | None:
@@ -173,6 +181,7 @@ VERBS: tuple[Verb, ...] = (
             f"mark {verdict}",
             bulk=True,
             asks="confirm" if verdict == "incorrect" else "",
+            becomes=_quarantined if verdict == "incorrect" else None,
             refusal=_inactive,
             unchanged=_already(verdict),
             cli="feedback",
@@ -194,6 +203,7 @@ VERBS: tuple[Verb, ...] = (
         footer=True,
         bulk=True,
         asks="confirm",
+        becomes=lambda m: replace(m, status="forgotten"),
         cli="forget",
         cli_help="forget a memory (it stays in history)",
     ),

@@ -319,3 +319,42 @@ async def test_review_lists_records_injected_often_while_marked_unhelpful_or_inc
     assert [i.first.id for i in costly] == [bad[0].id]  # once is not often; good is fine
     assert "injected in 9 turns" in costly[0].why
     assert not [i for i in build(rows, {}, []) if i.reason == "costly"]
+
+
+async def test_forget_proves_the_fix_on_the_projects_recent_prompts_before_writing(
+    realistic: Path,
+) -> None:
+    from pilot_keys import open_turns
+
+    from memevo_tui.screens.confirm import ConfirmScreen
+    from memevo_tui.views.turns import TurnsView
+    from memevo_tui.widgets.memory_list import MemoryList
+
+    from apphelpers import dialog_text, make_app, press, stored, until
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.state.sessions = SESSIONS
+        await open_turns()(pilot)
+        turns = [t for s in app.query_one(TurnsView).sessions for t in s.turns]
+        record = next(i for t in reversed(turns) for i in t.now)  # injected now
+        scope = stored(realistic, record)["scope"]
+        recent = sorted((t for t in turns if t.prompt.project == scope),
+                        key=lambda t: t.prompt.moment_ms)[-100:]  # fmt: skip
+        losing = sum(1 for t in recent if record in t.now)
+        assert losing >= 1
+        await press(pilot, "m", "slash", *record, "enter")
+
+        def on_it() -> bool:
+            row = app.query_one(MemoryList).highlighted
+            return row is not None and row.id == record
+
+        await until(pilot, on_it, "the record")
+        await press(pilot, "d")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the dialog")
+        text = " ".join(dialog_text(app.screen).split())
+        name = scope.rsplit("/", 1)[-1]
+        said = f"Of the last {len(recent)} prompt(s) in {name}, {losing} would no longer get"
+        assert f"{said} this record" in text
+        await press(pilot, "n")
+        assert stored(realistic, record)["status"] != "forgotten"

@@ -78,13 +78,22 @@ class ConfirmScreen(Dialog[bool]):
         getattr(box, f"scroll_{where}")(animate=False)
 
 
-def forget_dialog(content: str) -> ConfirmScreen:
-    """Asks before forgetting a record whose text is ``content``."""
-    summary = Text(
+def _proved(summary: Text, effect: str) -> Text:
+    """The summary, and what the write does to the project's recent prompts."""
+    if effect:
+        summary.append("\n")
+        summary.append(effect, style="bold not italic")
+    return summary
+
+
+def forget_dialog(content: str, effect: str = "") -> ConfirmScreen:
+    """Asks before forgetting a record whose text is ``content`` (``effect``: what it
+    does to recent turns, when pi's sessions were replayed)."""
+    summary = _proved(Text(
         "The record becomes a tombstone (kept in history, undoable); its text is "
         "blocked from being learned again in this origin.",
         style="italic",
-    )
+    ), effect)  # fmt: skip
     detail = Text(visible(content, keep_newlines=True))
     return ConfirmScreen("Forget this memory?", detail, summary=summary, yes="Forget")
 
@@ -123,15 +132,15 @@ def undo_dialog(what: str, plan: list[tuple[dict[str, Any], dict[str, Any]]]) ->
     return ConfirmScreen("Undo", detail, summary=summary, yes="Undo")
 
 
-def incorrect_dialog(content: str, duplicates: int) -> ConfirmScreen:
+def incorrect_dialog(content: str, duplicates: int, effect: str = "") -> ConfirmScreen:
     """Asks before marking a record incorrect, saying what that quarantines."""
     also = f" and its {duplicates} same-text duplicate(s)" if duplicates else ""
-    summary = Text(
+    summary = _proved(Text(
         f"This quarantines the record{also}: pi stores them as conflicted, never recalls "
         "them, and blocks the text from being learned again. r resolves it; 3 (accurate) "
         "replaces the verdict.",
         style="italic",
-    )
+    ), effect)  # fmt: skip
     detail = Text(visible(content, keep_newlines=True))
     return ConfirmScreen("Mark this memory incorrect?", detail, summary=summary, yes="Incorrect")
 
