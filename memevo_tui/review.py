@@ -37,6 +37,8 @@ REASONS: dict[str, str] = {
 }
 """Every reason, most urgent first, with what to do about it."""
 ORDER = {reason: i for i, reason in enumerate(REASONS)}
+URGENT = frozenset(("costly", "disputed", "conflicted"))
+"""The reasons the queue shows as urgent."""
 COSTLY = 2
 """Replayed turns that injected a record marked unhelpful or incorrect before it is
 worth a look (the more, the more urgent)."""

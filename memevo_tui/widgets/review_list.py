@@ -11,7 +11,7 @@ from store import Memory
 
 from ..glyphs import KIND_CODES, STATE_GLYPHS
 from ..messages import ShowProvenance, ShowRecord
-from ..review import Item
+from ..review import URGENT, Item
 from ..text import one_line
 from ..view import origin_name
 from .memory_list import CURATION_BINDINGS, PROVENANCE_BINDING, MemoryList
@@ -113,7 +113,7 @@ class ReviewList(VirtualList[Item]):
     def cell_class(self, row: Item, column: str) -> str | None:
         if column == "state":
             return None
-        return "urgent" if column == "reason" and row.urgency < 2 else None
+        return "urgent" if column == "reason" and row.reason in URGENT else None
 
     def make_highlighted(self, row: Item | None) -> ReviewList.Highlighted:
         self.side = 0
