@@ -21,7 +21,6 @@ from store import (
     default_db_path,
     fixed_clock,
 )
-from store.demo import build_demo
 from store.js import iso
 
 from . import __version__
@@ -210,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return EXIT_CANNOT_RUN
             workdir = tempfile.TemporaryDirectory(prefix="memevo-demo-")
             _exit_cleanly_on(signal.SIGTERM, signal.SIGHUP)
+            from store.demo import build_demo  # the learner's rules: only for a demo
+
             path = build_demo(Path(workdir.name) / "memory.sqlite", now_ms=clock())
         else:
             path = Path(args.db).expanduser() if args.db else default_db_path()

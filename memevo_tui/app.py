@@ -87,7 +87,8 @@ class MemevoApp(App[None]):
         if keymap is None:
             keymap, error = load_keymap(keymap_path())
             problems += [error] if error else []
-        self._user_keymap, unusable = check_keymap(keymap, scopes())
+        # every view's keys are read (and their modules imported) only for a key map
+        self._user_keymap, unusable = check_keymap(keymap, scopes()) if keymap else ({}, [])
         self._keymap_problems = problems + unusable
         self.sub_title = self.short_path
 

@@ -41,6 +41,10 @@ FAILURE_CODES: tuple[str, ...] = (
 )
 
 
+TOOL_QUERY_MAX = 512
+"""The ``memory_recall`` tool's query: 1 to 512 characters (UTF-16 units)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Evidence:
     basis: str

@@ -30,7 +30,7 @@ from .features import (
     query_features,
 )
 from .js import JS_SPACE, clip_bytes, fp, js_json, js_trim, utf8_len
-from .model import Memory
+from .model import TOOL_QUERY_MAX, Memory
 from .redact import redact
 
 Mode = Literal["direct", "followup", "empty", "reset"]
@@ -44,8 +44,6 @@ INJECT_LIMIT = 3
 """Automatic injection, the recall tool and ``/memory explain`` offer three."""
 WITH_DORMANT: frozenset[Purpose] = frozenset(("search", "tool"))
 """Entry points that find dormant records (0.4.0): the ones someone asks explicitly."""
-TOOL_QUERY_MAX = 512
-"""The ``memory_recall`` tool's query: 1 to 512 characters (UTF-16 units)."""
 TOOL_NO_MATCH = (
     "No matching recallable memory. This is not proof the subject was never stored; "
     "try a specific subject or known alias, not arbitrary recent records."

@@ -6,7 +6,26 @@ clipped) and counts and footers go to stderr, so ``wc``, ``cut`` and ``awk`` see
 only records.
 """
 
+from __future__ import annotations
+
+import argparse
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
 from .parser import add_verbs
-from .run import EXIT_CANNOT_RUN, EXIT_OK, EXIT_REFUSED, execute
+
+if TYPE_CHECKING:
+    from store import MemoryStore
+
+EXIT_OK, EXIT_REFUSED, EXIT_CANNOT_RUN = 0, 1, 2
+
+
+def execute(store_opener: Callable[[], Awaitable[MemoryStore]], args: argparse.Namespace) -> int:
+    """Run a verb (``run.execute``): its modules (the past, recall, export) are
+    imported only when a verb runs, never for the dashboard."""
+    from .run import execute as run
+
+    return run(store_opener, args)
+
 
 __all__ = ["EXIT_CANNOT_RUN", "EXIT_OK", "EXIT_REFUSED", "add_verbs", "execute"]

@@ -21,6 +21,7 @@ from ..text import one_line
 from ..verbs import CLI_VERBS, Target, named
 from ..view import HIDDEN_STATUSES, matches, parse_filter
 from ..when import BadMoment, parse_moment
+from . import EXIT_CANNOT_RUN, EXIT_OK, EXIT_REFUSED
 from .output import Output
 from .parser import WRITE_VERBS
 from .reads import (
@@ -39,8 +40,6 @@ from .status import print_status, status_json
 
 if TYPE_CHECKING:
     from store.index import RecallIndex
-
-EXIT_OK, EXIT_REFUSED, EXIT_CANNOT_RUN = 0, 1, 2
 
 
 class CannotRun(Exception):

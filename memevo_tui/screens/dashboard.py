@@ -10,7 +10,7 @@ and draws the status line. The views never reach into one another.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -33,24 +33,21 @@ from ..messages import (
 )
 from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, LiveToggled, Warned
 from ..views.base import BaseView
-from ..views.learning import LearningView
 from ..views.memories import MemoriesView
-from ..views.recall import RecallView
 from ..views.registry import VIEWS
-from ..views.search import SearchView
-from ..views.timeline import TimelineView
 from ..when import HELP, BadMoment, moment, parse_moment
 from ..widgets.app_footer import AppFooter
-from ..widgets.learning_status import LearningStatus
 from ..widgets.memory_list import MemoryList
-from ..widgets.recall_pane import RecallPane
-from ..widgets.source_list import SourceList
 from ..widgets.split import Split
 from ..widgets.status_line import StatusLine
 from ..widgets.virtual_list import VirtualList
-from .diff import DiffScreen, Opened
 from .inbox import InboxScreen
 from .prompt import PromptScreen
+
+if TYPE_CHECKING:  # the views but Memories, and the diff, are imported when first shown
+    from ..views.timeline import TimelineView
+    from ..widgets.source_list import SourceList
+    from .diff import Opened
 
 
 def _b(
@@ -128,7 +125,7 @@ class Dashboard(Screen[None]):
         narrow = width < self.NARROW
         for split in self.query(Split):
             split.set_narrow(narrow)
-        for status in self.query(LearningStatus):
+        for status in self.query("LearningStatus"):
             status.set_class(narrow, "-narrow")
 
     def on_resize(self, event: events.Resize) -> None:
@@ -171,9 +168,12 @@ class Dashboard(Screen[None]):
 
     async def action_show_tab(self, tab: str) -> None:
         shown = await self.view(tab)
-        search = self.views.get("search")
-        if tab == "recall" and self.active == "search" and isinstance(search, SearchView):
-            if search.query_text.strip():
+        if tab == "recall" and self.active == "search":
+            from ..views.recall import RecallView
+            from ..views.search import SearchView
+
+            search = self.views.get("search")
+            if isinstance(search, SearchView) and search.query_text.strip():
                 assert isinstance(shown, RecallView)
                 shown.explain_search(search.query_text)  # from a search, explain it
         self.query_one("#tabs", TabbedContent).active = tab
@@ -312,6 +312,8 @@ class Dashboard(Screen[None]):
         self.run_worker(self._diff(start, None, start_rowid), group="diff", exclusive=True)
 
     async def _diff(self, start: float, end: float | None, start_rowid: int | None = None) -> None:
+        from .diff import DiffScreen  # the past: imported when a diff is first asked for
+
         try:
             found = await self.state.diff(start, end, start_rowid=start_rowid)
         except StoreError as exc:
@@ -364,6 +366,8 @@ class Dashboard(Screen[None]):
 
     async def action_recall_purpose(self) -> None:
         await self.action_show_tab("recall")
+        from ..widgets.recall_pane import RecallPane
+
         self.query_one(RecallPane).action_toggle_purpose()
 
     async def action_curate(self, verb: str) -> None:
@@ -414,6 +418,8 @@ class Dashboard(Screen[None]):
     async def on_recall_at(self, message: RecallAt) -> None:
         """A prompt of the past (the Turns view): the dial turned to its moment, then
         the recall preview on it with its earlier turns, every reason read as of then."""
+        from ..views.recall import RecallView
+
         await self._dial_past(message.when_ms)
         shown = await self.view("recall")
         assert isinstance(shown, RecallView)
@@ -442,6 +448,8 @@ class Dashboard(Screen[None]):
                 self.show_diff(*line.since)
             elif line.about == "sources":
                 await self.action_show_tab("learning")
+                from ..views.learning import LearningView
+
                 self.query_one(LearningView).show_query(f"id:{ids}")
             else:
                 self.memories.open_for(f"id:{ids}")

@@ -15,12 +15,7 @@ from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from store.recall import REASONS
-
 from ..glyphs import STATE_GLYPHS, STATE_MEANINGS
-from ..widgets.recall_pane import TERMS
-from ..widgets.source_list import STATE_GLYPHS as SOURCE_GLYPHS
-from ..widgets.source_list import STATE_MEANINGS as SOURCE_MEANINGS
 
 FILTER_HELP = (
     "/ filters the view you are in; esc leaves the box, and esc in the list clears the filter. "
@@ -64,6 +59,9 @@ def key_rows(
 
 
 def legend() -> Table:
+    from ..widgets.source_list import STATE_GLYPHS as SOURCE_GLYPHS
+    from ..widgets.source_list import STATE_MEANINGS as SOURCE_MEANINGS
+
     table = Table(box=None, padding=(0, 2), show_header=False)
     for state, glyph in STATE_GLYPHS.items():
         table.add_row(Text(f"{glyph} {state}", style="bold"), STATE_MEANINGS[state])
@@ -89,6 +87,8 @@ COLUMNS = (
 
 
 def reasons() -> Table:
+    from store.recall import REASONS  # the help's parts are imported when it is shown
+
     table = Table(box=None, padding=(0, 2), show_header=False)
     for key, meaning in REASONS.items():
         table.add_row(Text(key, style="bold"), meaning)
@@ -96,6 +96,8 @@ def reasons() -> Table:
 
 
 def terms() -> Table:
+    from ..widgets.recall_pane import TERMS
+
     table = Table(box=None, padding=(0, 2), show_header=False)
     for key, meaning in TERMS:
         table.add_row(Text(key, style="bold"), meaning)

@@ -10,30 +10,15 @@ plus one entry here.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding, BindingType
 
-from ..widgets.event_list import EventList
-from ..widgets.memory_list import CURATION_BINDINGS, MemoryList
-from ..widgets.recall_list import RecallList
-from ..widgets.recall_pane import RecallPane
-from ..widgets.review_list import ReviewList
-from ..widgets.source_list import SourceList
-from ..widgets.timeline_chart import TimelineChart
-from ..widgets.turn_list import SessionList, TurnList
-from ..widgets.virtual_list import VirtualList
-from .base import BaseView
-from .history import HistoryView
-from .learning import LearningView
-from .marks import MarkingView
-from .memories import MemoriesView
-from .recall import RecallView
-from .review import ReviewView
-from .search import SearchView
-from .timeline import TimelineView
-from .turns import TurnsView
+if TYPE_CHECKING:
+    from .base import BaseView
 
 Keys = Callable[[], list[BindingType]]
 
@@ -49,7 +34,9 @@ class ViewEntry:
     key: str
     title: str
     """The tab's title."""
-    cls: type[BaseView]
+    where: str
+    """Its class, as ``module:Class`` under ``memevo_tui.views``: imported when the view is
+    first built, so the first screen loads only the view it shows."""
     tooltip: str
     """What its key does, in help."""
     palette: str
@@ -60,6 +47,12 @@ class ViewEntry:
     """The bindings active in it beyond the dashboard's and every list's."""
     help: Keys | None = None
     """The bindings help lists under ``scope`` (default: ``keys``)."""
+
+    @property
+    def cls(self) -> type[BaseView]:
+        module, name = self.where.split(":")
+        found: type[BaseView] = getattr(importlib.import_module(f"memevo_tui.views.{module}"), name)
+        return found
 
     @property
     def binding(self) -> Binding:
@@ -75,8 +68,40 @@ class ViewEntry:
 
 def _not_curation(bindings: list[BindingType]) -> list[BindingType]:
     """Without the curation keys (help lists them once, under the memory list)."""
+    from ..widgets.memory_list import CURATION_BINDINGS
+
     curation = {b.id for b in CURATION_BINDINGS}
     return [b for b in bindings if isinstance(b, Binding) and b.id not in curation]
+
+
+def _of(*where: str) -> Keys:
+    """The bindings of these classes (``module:Class`` under ``memevo_tui``), read when
+    asked (help, the key map): naming a view's keys imports nothing until then."""
+
+    def keys() -> list[BindingType]:
+        out: list[BindingType] = []
+        for place in where:
+            module, name = place.split(":")
+            out += getattr(importlib.import_module(f"memevo_tui.{module}"), name).BINDINGS
+        return out
+
+    return keys
+
+
+def _less(keys: Keys, *, curation: bool = False, lists: bool = False) -> Keys:
+    """``keys`` without the curation keys (help lists them once, under the memory list)
+    or every list's own (help lists them once, under lists)."""
+
+    def fewer() -> list[BindingType]:
+        found = keys()
+        if curation:
+            found = _not_curation(found)
+        if lists:
+            common = _of("widgets.virtual_list:VirtualList")()
+            found = [b for b in found if b not in common]
+        return found
+
+    return fewer
 
 
 VIEWS: tuple[ViewEntry, ...] = (
@@ -84,38 +109,42 @@ VIEWS: tuple[ViewEntry, ...] = (
         "memories",
         "m",
         "Memories",
-        MemoriesView,
+        "memories:MemoriesView",
         "Show the memory list",
         "Show memories",
         "memory list",
-        lambda: [*MemoriesView.BINDINGS, *MarkingView.BINDINGS, *MemoryList.BINDINGS],
+        _of(
+            "views.memories:MemoriesView",
+            "views.marks:MarkingView",
+            "widgets.memory_list:MemoryList",
+        ),
     ),
     ViewEntry(
         "history",
         "h",
         "History",
-        HistoryView,
+        "history:HistoryView",
         "Show the event history",
         "Show event history",
         "history",
-        lambda: [*HistoryView.BINDINGS, *EventList.BINDINGS],
+        _of("views.history:HistoryView", "widgets.event_list:EventList"),
     ),
     ViewEntry(
         "learning",
         "l",
         "Learning",
-        LearningView,
+        "learning:LearningView",
         "Show the learning queue and its model calls",
         "Show the learning queue",
         "learning",
-        lambda: list(SourceList.BINDINGS),
-        lambda: [b for b in SourceList.BINDINGS if b not in VirtualList.BINDINGS],
+        _of("widgets.source_list:SourceList"),
+        _less(_of("widgets.source_list:SourceList"), lists=True),
     ),
     ViewEntry(
         "search",
         "s",
         "Search",
-        SearchView,
+        "search:SearchView",
         "Search like /memory search",
         "Search memories",
     ),
@@ -123,43 +152,46 @@ VIEWS: tuple[ViewEntry, ...] = (
         "recall",
         "i",
         "Recall",
-        RecallView,
+        "recall:RecallView",
         "Recall preview: what pi would inject for a prompt, and why",
         "Recall preview: what pi would inject",
         "recall preview",
-        lambda: [*RecallList.BINDINGS, *RecallPane.BINDINGS],
-        lambda: [*RecallPane.BINDINGS, *_not_curation(list(RecallList.BINDINGS))],
+        _of("widgets.recall_list:RecallList", "widgets.recall_pane:RecallPane"),
+        lambda: [
+            *_of("widgets.recall_pane:RecallPane")(),
+            *_less(_of("widgets.recall_list:RecallList"), curation=True)(),
+        ],
     ),
     ViewEntry(
         "review",
         "w",
         "Review",
-        ReviewView,
+        "review:ReviewView",
         "The review queue: the records that need you, most urgent first",
         "Review queue: what needs a human",
         "review",
-        lambda: list(ReviewList.BINDINGS),
-        lambda: _not_curation(list(ReviewList.BINDINGS)),
+        _of("widgets.review_list:ReviewList"),
+        _less(_of("widgets.review_list:ReviewList"), curation=True),
     ),
     ViewEntry(
         "timeline",
         "T",
         "Timeline",
-        TimelineView,
+        "timeline:TimelineView",
         "The store over time: records by state, events, runs and spend, from the event log",
         "Show the timeline",
         "timeline",
-        lambda: list(TimelineChart.BINDINGS),
+        _of("widgets.timeline_chart:TimelineChart"),
     ),
     ViewEntry(
         "turns",
         "n",
         "Turns",
-        TurnsView,
+        "turns:TurnsView",
         "What pi injected into each past prompt of its sessions, then and now",
         "Show the turns: what pi injected, prompt by prompt",
         "turns",
-        lambda: [*SessionList.BINDINGS, *TurnList.BINDINGS],
+        _of("widgets.turn_list:SessionList", "widgets.turn_list:TurnList"),
     ),
 )
 """The views, in the order of their tabs."""
