@@ -209,6 +209,7 @@ async def test_the_review_queue_at_the_fixtures_now(realistic: Path) -> None:
         from memevo_tui.review import counts
 
         assert counts(view.queue) == {
+            "costly": 0,  # none until pi's sessions are replayed (the Turns view)
             "disputed": 1,
             "conflicted": 2,
             "not-grounded": 5,  # model-learned claims their source does not state
