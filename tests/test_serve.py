@@ -25,6 +25,8 @@ from typing import Any
 
 import pytest
 
+from conftest import FIXTURES
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 START_TIMEOUT_S = 60  # a hang fails the test; nothing is asserted about speed
 
@@ -547,6 +549,42 @@ async def test_in_a_browser_tab_enter_shows_where_a_memory_came_from(realistic: 
                 )
                 await page.keyboard.press("Escape")
                 await page.wait_for_function(f"!{screen}.includes('The memory')", timeout=60_000)
+            finally:
+                await browser.close()
+        code, err = served.stop()
+    assert code == 0, err
+
+
+@pytest.mark.browser
+async def test_in_a_browser_tab_the_turns_view_lists_sessions_and_a_sessions_prompts(
+    realistic: Path, tmp_path: Path
+) -> None:
+    async_playwright = browser_or_skip()
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    (agent / "sessions").symlink_to(FIXTURES / "sessions")
+    env = {**os.environ, "PI_CODING_AGENT_DIR": str(agent)}
+    with serving("--db", str(realistic), env=env) as served:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+            )
+            try:
+                page = await browser.new_page(viewport={"width": 1400, "height": 900})
+                await page.add_init_script(SCREEN_HOOK)
+                await page.goto(served.url)
+                screen = "window.__memevoScreen()"
+                await page.wait_for_function(f"{screen}.includes('shown of 205')", timeout=60_000)
+                await page.focus(".xterm-helper-textarea")
+                await page.keyboard.press("n")
+                await page.wait_for_function(
+                    f"{screen}.includes('88 session(s), 154 prompt(s)')", timeout=90_000
+                )
+                await page.keyboard.press("Enter")
+                await page.wait_for_function(
+                    f"{screen}.includes('esc back to sessions') && {screen}.includes('THEN')",
+                    timeout=60_000,
+                )
             finally:
                 await browser.close()
         code, err = served.stop()
