@@ -316,6 +316,10 @@ class DashboardState:
 
         return p, await asyncio.to_thread(contexts)
 
+    def injection_counts(self) -> dict[str, int] | None:
+        """How many replayed turns injected each record (None: not replayed yet)."""
+        return None if self.injections is None else self.injections.counts()
+
     def injected_line(self, memory_id: str) -> str | None:
         """The record's recall log in a line (None: pi's sessions are not replayed yet)."""
         return None if self.injections is None else self.injections.line(memory_id)

@@ -84,10 +84,11 @@ class InjectionLog:
                     self._by_id.setdefault(memory_id, []).append(t)
         for found in self._by_id.values():
             found.sort(key=lambda t: t.prompt.moment_ms)
+        self._counts = {memory_id: len(found) for memory_id, found in self._by_id.items()}
 
     def counts(self) -> dict[str, int]:
-        """How many turns injected each record (those injected at all)."""
-        return {memory_id: len(found) for memory_id, found in self._by_id.items()}
+        """How many turns injected each record (those injected at all; not to change)."""
+        return self._counts
 
     def of(self, memory_id: str) -> list[Turn]:
         """The turns that injected the record, oldest first."""

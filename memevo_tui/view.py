@@ -11,8 +11,9 @@ id, origin and search terms (all words must match, case-insensitively);
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -37,8 +38,11 @@ FIELDS = (
     Field("is", (), {s: s for s in (*STATES, "unpinned")}),
     Field("source", ("src",), whole=True),
     Field("id", ()),
+    Field("injected", ("inj",)),
 )
 """The memory list's filter tokens."""
+_COUNT = re.compile(r"(>=|<=|>|<|=)?(\d{1,9})")
+NOT_REPLAYED = "injected: needs pi's sessions replayed first (n shows the Turns)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +56,8 @@ class Filter:
     errors: tuple[str, ...] = field(default=())
     sources: tuple[str, ...] = ()
     ids: frozenset[str] = frozenset()
+    injected: tuple[tuple[str, int], ...] = ()
+    """How many replayed turns injected it: (comparison, count) pairs, all to hold."""
 
     @property
     def names_hidden(self) -> bool:
@@ -62,6 +68,14 @@ class Filter:
 
 def parse_filter(query: str) -> Filter:
     q = parse(query, FIELDS)
+    counts: list[tuple[str, int]] = []
+    errors = list(q.errors)
+    for value in q.values("injected"):
+        found = _COUNT.fullmatch(value)
+        if found is None:
+            errors.append(f"injected: {value!r} is not a count (0, >10, <=3)")
+        else:
+            counts.append((found[1] or "=", int(found[2])))
     is_ = q.get("is")
     pinned = True if "pinned" in is_ else False if "unpinned" in is_ else None
     states = q.get("state") | (is_ - {"pinned", "unpinned"})
@@ -72,9 +86,10 @@ def parse_filter(query: str) -> Filter:
         q.values("origin"),
         states,
         pinned,
-        q.errors,
+        tuple(errors),
         q.values("source"),
         q.get("id"),
+        tuple(counts),
     )
 
 
@@ -86,9 +101,29 @@ def haystack(m: Memory) -> str:
     return " ".join((m.content, m.id, m.scope, *m.search_terms)).casefold()
 
 
-def matches(m: Memory, f: Filter, cache: dict[str, str] | None = None) -> bool:
+_COMPARE: dict[str, Callable[[int, int], bool]] = {
+    "=": lambda a, b: a == b,
+    ">": lambda a, b: a > b,
+    "<": lambda a, b: a < b,
+    ">=": lambda a, b: a >= b,
+    "<=": lambda a, b: a <= b,
+}
+
+
+def matches(
+    m: Memory,
+    f: Filter,
+    cache: dict[str, str] | None = None,
+    injected: Mapping[str, int] | None = None,
+) -> bool:
+    """Does the record pass the filter (``injected``: how many replayed turns injected
+    each record, for ``injected:``)?"""
     if f.ids and m.id not in f.ids:
         return False
+    if f.injected:
+        n = (injected or {}).get(m.id, 0)
+        if not all(_COMPARE[op](n, count) for op, count in f.injected):
+            return False
     if f.kinds and m.kind not in f.kinds:
         return False
     if f.statuses and m.status not in f.statuses:
@@ -172,19 +207,28 @@ class View:
 
 
 def apply_view(
-    rows: Iterable[Row], view: View, cache: dict[str, str] | None = None
+    rows: Iterable[Row],
+    view: View,
+    cache: dict[str, str] | None = None,
+    injected: Mapping[str, int] | None = None,
 ) -> tuple[list[Row], Filter]:
     """The rows to show, in order: corrupt rows first (always visible), then matches."""
-    listed, f, _ = order_view(rows, view, cache)
+    listed, f, _ = order_view(rows, view, cache, injected)
     return listed, f
 
 
 def order_view(
-    rows: Iterable[Row], view: View, cache: dict[str, str] | None = None
+    rows: Iterable[Row],
+    view: View,
+    cache: dict[str, str] | None = None,
+    injected: Mapping[str, int] | None = None,
 ) -> tuple[list[Row], Filter, dict[str, SortKey]]:
     """``apply_view``, with each shown record's sort key by id (``insertion_point``
-    places a record arriving later among them without sorting again)."""
+    places a record arriving later among them without sorting again). ``injected``:
+    each record's count of replayed turns that injected it (None: not replayed)."""
     f = parse_filter(view.query)
+    if f.injected and injected is None:
+        f = replace(f, errors=(*f.errors, NOT_REPLAYED))
     if f.errors:  # a typo matches nothing, rather than everything
         return [], f, {}
     show_hidden = view.show_hidden or f.names_hidden
@@ -194,7 +238,9 @@ def order_view(
         if isinstance(row, CorruptRow):
             if not f.words or any(w in (row.id + row.reason).casefold() for w in f.words):
                 corrupt.append(row)
-        elif (show_hidden or row.status not in HIDDEN_STATUSES) and matches(row, f, cache):
+        elif (show_hidden or row.status not in HIDDEN_STATUSES) and matches(
+            row, f, cache, injected
+        ):
             shown.append(row)
     key = SORT_KEYS[view.sort][1]
     keys = {m.id: key(m) for m in shown}  # each key made once, not once per comparison

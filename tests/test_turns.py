@@ -358,3 +358,51 @@ async def test_forget_proves_the_fix_on_the_projects_recent_prompts_before_writi
         assert f"{said} this record" in text
         await press(pilot, "n")
         assert stored(realistic, record)["status"] != "forgotten"
+
+
+async def test_the_injected_filter_compares_counts_and_says_when_they_are_not_known(
+    realistic: Path,
+) -> None:
+    from memevo_tui.view import NOT_REPLAYED, View, order_view, parse_filter
+
+    assert parse_filter("injected:>2 inj:<=5").injected == ((">", 2), ("<=", 5))
+    assert parse_filter("injected:many").errors
+    store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+    try:
+        rows = [m for m in (await store.load_memories()).memories if m.active][:3]
+    finally:
+        await store.close()
+    a, b, c = (m.id for m in rows)
+    counts = {b: 3, c: 12}  # a: never injected
+
+    def shown(query: str) -> set[str]:
+        return {r.id for r in order_view(rows, View(query=query), None, counts)[0]}
+
+    assert shown("injected:0") == {a}
+    assert shown("injected:>2") == {b, c}
+    assert shown("injected:>=3 injected:<10") == {b}
+    assert shown("inj:12") == {c}
+    listed, f, _ = order_view(rows, View(query="injected:0"), None, None)
+    assert listed == [] and NOT_REPLAYED in f.errors
+
+
+async def test_the_memory_list_filters_by_how_often_pi_injected_a_record(realistic: Path) -> None:
+    from pilot_keys import open_turns
+
+    from memevo_tui.views.turns import TurnsView
+    from memevo_tui.widgets.memory_list import MemoryList
+
+    from apphelpers import make_app, press, until
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.state.sessions = SESSIONS
+        await open_turns()(pilot)
+        turns = [t for s in app.query_one(TurnsView).sessions for t in s.turns]
+        often = {i for t in turns for i in t.then or ()}
+        hidden = {"forgotten", "conflicted"}
+        visible = {m.id for m in app.state.rows if getattr(m, "status", "") not in hidden}
+        await press(pilot, "m", "slash", *"injected:>0", "enter")
+        rows = app.query_one(MemoryList)
+        await until(pilot, lambda: {r.id for r in rows.rows} == often & visible, "the filter")
+        assert 10 <= len(rows.rows) < len(visible)

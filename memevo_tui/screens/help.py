@@ -25,6 +25,7 @@ FILTER_HELP = (
     "  Memories: kind:fact,decision  status:confirmed  origin:webshop  is:pinned  is:unpinned\n"
     "            state:fresh|aging|dormant|pinned|forgotten|conflicted|disputed\n"
     "            src:<source id> (the records a learning source created or last replaced)\n"
+    "            injected:0  injected:>10 (how many replayed turns injected it; n replays them)\n"
     "  History:  actor:manual|model|local|migration  verb:pin|forget|correct|undo|useful|"
     "learn|capture…  kind:  origin:\n"
     "  Learning: state:pending|running|stalled|done|failed|paused  kind:  origin:  "

@@ -114,6 +114,8 @@ class MemoriesView(MarkingView):
         # the recall log may have come since (the Turns view replayed pi's sessions)
         for detail in self.query(MemoryDetail):
             detail.show_recall_log()
+        if "inj" in self.browser.view.query:  # an injected: filter waits for those counts
+            self.browser.apply()
 
     def state_changed(self, change: Change) -> None:
         browser, memory_list = self.browser, self.memory_list

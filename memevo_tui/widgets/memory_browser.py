@@ -89,7 +89,9 @@ class MemoryBrowser(Vertical):
         ``top``: the cursor goes to the first row instead)."""
         if reloaded:
             self.haystacks.clear()
-        rows, parsed, self._keys = order_view(self.state.rows, self.view, self.haystacks)
+        rows, parsed, self._keys = order_view(
+            self.state.rows, self.view, self.haystacks, self.state.injection_counts()
+        )
         memory_list = self.memory_list
         memory_list.sort_key = self.view.sort
         memory_list.sort_descending = self.view.descending
@@ -108,7 +110,7 @@ class MemoryBrowser(Vertical):
         memory_list = self.memory_list
         for r in rows:
             self.haystacks.pop(r.id, None)
-        visible_now, _ = apply_view(rows, self.view, self.haystacks)
+        visible_now, _ = apply_view(rows, self.view, self.haystacks, self.state.injection_counts())
         still = {r.id for r in visible_now}
         coming: list[Memory] = []
         leaving: list[int] = []
