@@ -87,15 +87,31 @@ class ShowProvenance(Message):
         self.memory_id = memory_id
 
 
-class RecallAt(Message):
-    """Open the recall preview on a prompt of the past: its earlier user turns folded in
-    as pi did, the time dial at its moment (a view of the past asks; the screen does it)."""
+NOW = "now"
+"""``ShowView.dial``: back to now."""
 
-    def __init__(self, prompt: str, turns: tuple[str, ...], when_ms: float) -> None:
+
+class ShowView(Message):
+    """One view asks for another, by its id in the view registry: the screen turns the
+    time dial first when ``dial`` says so (a moment before now, or ``NOW``), builds the
+    view if it never was, calls its ``call`` method with ``args``, shows it, and puts
+    the focus on ``focus`` (a selector in it). Views never reach into one another."""
+
+    def __init__(
+        self,
+        view: str,
+        call: str = "",
+        args: tuple[object, ...] = (),
+        *,
+        dial: float | str | None = None,
+        focus: str = "",
+    ) -> None:
         super().__init__()
-        self.prompt = prompt
-        self.turns = turns
-        self.when_ms = when_ms
+        self.view = view
+        self.call = call
+        self.args = args
+        self.dial = dial
+        self.focus = focus
 
 
 class InboxReady(Message):

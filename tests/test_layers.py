@@ -92,3 +92,28 @@ def test_the_ui_imports_no_private_module_of_the_store() -> None:
                     if parts[0] == "store" and any(p.startswith("_") for p in parts[1:]):
                         offenders.append(f"{path.relative_to(ROOT)}: {name}")
     assert offenders == []
+
+
+def test_every_request_for_another_view_names_a_registered_view_and_its_method() -> None:
+    """Views ask for one another through ``ShowView`` (routed by the registry's ids):
+    each request names a view the registry has, and a method that view's class has;
+    the main screen imports no view but the first one shown."""
+    from memevo_tui.views.registry import VIEWS
+
+    views = {entry.id: entry for entry in VIEWS}
+    asked = []
+    for path in sorted((ROOT / "memevo_tui").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "ShowView":
+                args = [str(a.value) for a in node.args[:2] if isinstance(a, ast.Constant)]
+                asked.append((path.name, *args))
+    assert len(asked) >= 5
+    for where, view, *call in asked:
+        assert view in views, (where, view)
+        if call and call[0]:
+            assert callable(getattr(views[view].cls, call[0], None)), (where, view, call)
+    dashboard = (ROOT / "memevo_tui" / "screens" / "dashboard.py").read_text(encoding="utf-8")
+    tree = ast.parse(dashboard)
+    top = [n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module]
+    imported = {n.module for n in top if n.module and n.module.startswith("views.")}
+    assert imported <= {"views.base", "views.memories", "views.registry"}, imported

@@ -24,10 +24,11 @@ from store.js import iso
 from ..compat.textual import LateFocusTabs
 from ..inbox import Line
 from ..messages import (
-    RecallAt,
+    NOW,
     ReloadWanted,
     ShowProvenance,
     ShowRecord,
+    ShowView,
     StateChanged,
     StatusChanged,
 )
@@ -45,8 +46,6 @@ from .inbox import InboxScreen
 from .prompt import PromptScreen
 
 if TYPE_CHECKING:  # the views but Memories, and the diff, are imported when first shown
-    from ..views.timeline import TimelineView
-    from ..widgets.source_list import SourceList
     from .diff import Opened
 
 
@@ -269,14 +268,6 @@ class Dashboard(Screen[None]):
             title="Time dial",
         )
 
-    async def on_timeline_view_dial_requested(self, message: TimelineView.DialRequested) -> None:
-        """enter in the Timeline: the memory list as of that moment (or now)."""
-        await self.action_show_tab("memories")
-        if message.when is None:
-            self.action_now()
-        else:
-            self.run_worker(self._dial_past(message.when), group="dial", exclusive=True)
-
     def action_diff(self) -> None:
         """Ask for two moments (FROM [TO], TO now by default), then show the diff."""
 
@@ -404,10 +395,6 @@ class Dashboard(Screen[None]):
         current = self.state.find(row.id) if row is not None else None
         self.memories.curate(current or row, message.verb)
 
-    async def on_source_list_open_requested(self, message: SourceList.OpenRequested) -> None:
-        self.memories.open_for(f"src:{message.source_id}")
-        await self.action_show_tab("memories")
-
     def on_show_provenance(self, message: ShowProvenance) -> None:
         """P on any list of records (enter in the memory list): where it came from."""
         from .provenance import ProvenanceScreen
@@ -415,17 +402,18 @@ class Dashboard(Screen[None]):
         state, memory_id = self.state, message.memory_id
         self.app.push_screen(ProvenanceScreen(memory_id, lambda: state.provenance(memory_id)))
 
-    async def on_recall_at(self, message: RecallAt) -> None:
-        """A prompt of the past (the Turns view): the dial turned to its moment, then
-        the recall preview on it with its earlier turns, every reason read as of then."""
-        from ..views.recall import RecallView
-
-        await self._dial_past(message.when_ms)
-        shown = await self.view("recall")
-        assert isinstance(shown, RecallView)
-        shown.ask_with(message.prompt, message.turns)
-        await self.action_show_tab("recall")
-        shown.focus_now(shown.query_one(shown.LIST))  # its answer, not its prompt box
+    async def on_show_view(self, message: ShowView) -> None:
+        """A view's request for another, routed by the registry's id (``ShowView``)."""
+        if message.dial == NOW:
+            self.action_now()
+        elif isinstance(message.dial, float | int):
+            await self._dial_past(float(message.dial))
+        shown = await self.view(message.view)
+        if message.call:
+            getattr(shown, message.call)(*message.args)
+        await self.action_show_tab(message.view)
+        if message.focus:
+            shown.focus_now(shown.query_one(message.focus))
 
     async def on_show_record(self, message: ShowRecord) -> None:
         """Show a record in the memory list, clearing what hides it."""
@@ -447,13 +435,9 @@ class Dashboard(Screen[None]):
             if line.about == "diff" and line.since is not None:
                 self.show_diff(*line.since)
             elif line.about == "sources":
-                await self.action_show_tab("learning")
-                from ..views.learning import LearningView
-
-                self.query_one(LearningView).show_query(f"id:{ids}")
+                await self.on_show_view(ShowView("learning", "show_query", (f"id:{ids}",)))
             else:
-                self.memories.open_for(f"id:{ids}")
-                await self.action_show_tab("memories")
+                await self.on_show_view(ShowView("memories", "open_for", (f"id:{ids}",)))
 
         self.app.push_screen(InboxScreen(heading, lines), picked)
 

@@ -19,7 +19,7 @@ from store.model import FAILURE_CODES
 from store.status import QueueStatus, queue_status
 
 from ..filters import Field, Query
-from ..messages import StatusChanged, StoreFailed
+from ..messages import ShowView, StatusChanged, StoreFailed
 from ..state import Change, DashboardState, Dialed, LiveChanged, Reloaded
 from ..widgets.filter_box import FilterBox
 from ..widgets.learning_status import LearningStatus
@@ -173,18 +173,20 @@ class LearningView(FilteringView):
             self._wind(now, at_least=1.0)
 
     def on_source_list_open_requested(self, message: SourceList.OpenRequested) -> None:
-        """Pass the request on only when the source changed some record."""
+        """The records the source created or last replaced, in the memory list."""
+        message.stop()
         source_id = message.source_id
         if not any(
             isinstance(m, Memory)
             and source_id in (m.source_entry_id, m.evidence.source_id if m.evidence else "")
             for m in self.state.rows
         ):
-            message.stop()
             self.notify(
                 "No record in the store was created or last replaced by this source",
                 title="Nothing to show",
             )
+            return
+        self.post_message(ShowView("memories", "open_for", (f"src:{source_id}",)))
 
     @work(exclusive=True, group="sources", exit_on_error=False)
     async def load_sources(self) -> None:

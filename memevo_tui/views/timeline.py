@@ -30,7 +30,7 @@ from store import Event, StoreError
 from store.js import parse_ms
 from store.timeline import DAY_MS, Bucket, RunDay, Standing, activity, buckets, runs
 
-from ..messages import StatusChanged, StoreFailed
+from ..messages import NOW, ShowView, StatusChanged, StoreFailed
 from ..state import Change, DashboardState, LiveChanged, OwnWrite, Reloaded
 from ..widgets.timeline_chart import Panel, TimelineChart, day_label
 from .base import BaseView
@@ -92,12 +92,6 @@ class TimelineView(BaseView):
 
         generation: int
         standing: Standing
-
-    @dataclass
-    class DialRequested(Message):
-        """Turn the time dial to ``when`` (None: now) and show the memory list."""
-
-        when: float | None
 
     def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
@@ -316,4 +310,6 @@ class TimelineView(BaseView):
 
     def on_timeline_chart_picked(self, message: TimelineChart.Picked) -> None:
         today = message.index == len(self.buckets) - 1
-        self.post_message(self.DialRequested(None if today else self.buckets[message.index].end))
+        # the memory list as of that moment (or now)
+        when = NOW if today else self.buckets[message.index].end
+        self.post_message(ShowView("memories", dial=when))

@@ -20,7 +20,7 @@ from textual.widgets import Static
 from store import StoreError
 from store.turns import RECALL_VERSION
 
-from ..messages import RecallAt, StatusChanged, StoreFailed
+from ..messages import ShowView, StatusChanged, StoreFailed
 from ..state import Change, DashboardState, OwnWrite, Reloaded
 from ..turnlog import InjectionLog, SessionTurns, load_turns
 from ..widgets.split import Split
@@ -152,7 +152,9 @@ class TurnsView(BaseView):
     def on_turn_list_opened(self, message: TurnList.Opened) -> None:
         message.stop()
         p = message.row.prompt
-        self.post_message(RecallAt(p.text, p.recent, p.moment_ms))
+        # the recall preview on it, its earlier turns folded in, the dial at its moment
+        self.post_message(ShowView("recall", "ask_with", (p.text, p.recent),
+                                   dial=p.moment_ms, focus="#recall-list"))  # fmt: skip
 
     def focus_default(self) -> None:
         shown = TurnList if self.opened is not None else SessionList
