@@ -43,6 +43,7 @@ from .screens.confirm import (
     conflict_dialog,
     forget_dialog,
     incorrect_dialog,
+    inverse_of,
     undo_cost,
     undo_dialog,
 )
@@ -436,7 +437,17 @@ class Curator:
             self.app.notify(f"Undo refused: {exc}", title="Undo", severity="error")
             return
         target = Target(event_id=event_id)
-        self.ask(undo_dialog(what, preview), "undo", lambda s: named("undo").call(s, target))
+        inverse = inverse_of(preview)
+        dialog = undo_dialog(what, preview, inverse)
+
+        def done(yes: bool | None) -> None:
+            if dialog.chose_instead:  # pin or unpin: the layer back, nothing blocked
+                memory_id = str(preview[0][0].get("id", ""))
+                self.curate(self.state.find(memory_id), "pin")
+            elif yes:
+                self.write("undo", lambda s: named("undo").call(s, target))
+
+        self.app.push_screen(dialog, done)
 
     def undo_batch(self, batch: Batch) -> None:
         """Preview undoing every event of ``batch`` (newest first), then undo them."""

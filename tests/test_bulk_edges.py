@@ -490,3 +490,40 @@ async def test_an_undo_says_it_blocks_the_text_and_names_the_record(realistic: P
         assert f"{ids[0]}: {words(texts[ids[0]])[:40]}" in preview
         assert "pi will also never learn this text again in /home/dev/projects/" in preview
         await pilot.press("escape")
+
+
+async def test_undoing_a_pin_offers_unpin_first_which_blocks_nothing(realistic: Path) -> None:
+    """pi's undo blocks the record's text even for a pin; unpinning gives the same layer
+    back and blocks nothing, so the preview offers it first (i)."""
+    import sqlite3
+
+    from textual.widgets import Button
+
+    from memevo_tui.screens.confirm import ConfirmScreen
+    from memevo_tui.widgets.memory_list import MemoryList
+
+    from apphelpers import dialog_text, make_app, press, stored, until, wait_loaded
+
+    def blocked() -> int:
+        con = sqlite3.connect(realistic)
+        try:
+            return int(con.execute("SELECT count(*) FROM blocked").fetchone()[0])
+        finally:
+            con.close()
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        row = app.query_one(MemoryList).highlighted
+        assert row is not None and stored(realistic, row.id)["layer"] != "pinned"
+        before = blocked()
+        await press(pilot, "p")
+        assert stored(realistic, row.id)["layer"] == "pinned"
+        await press(pilot, "u")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the undo preview")
+        said = " ".join(dialog_text(app.screen).split())
+        assert "Unpin instead (i): the same layer back, and nothing is blocked" in said
+        assert str(app.screen.query_one("#instead", Button).label) == "Unpin instead (i)"
+        await press(pilot, "i")
+        await until(pilot, lambda: stored(realistic, row.id)["layer"] != "pinned", "the unpin")
+        assert blocked() == before  # an undo would have blocked the text

@@ -27,6 +27,7 @@ class ConfirmScreen(Dialog[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+        Binding("i", "instead", "Instead", id="confirm.instead", show=False),
         # the detail scrolls from the keyboard, whichever button has the focus
         Binding("down,j", "scroll('down')", "Down", id="confirm.down", show=False),
         Binding("up,k", "scroll('up')", "Up", id="confirm.up", show=False),
@@ -45,12 +46,17 @@ class ConfirmScreen(Dialog[bool]):
         *,
         summary: RenderableType = "",
         yes: str = "Yes",
+        instead: str = "",
     ) -> None:
         super().__init__()
         self.title_text = title
         self.summary = summary
         self.detail = detail
         self.yes = yes
+        self.instead = instead
+        """A gentler write offered first (its button, and the i key): "" none."""
+        self.chose_instead = False
+        """The answer was ``instead`` (the dialog then dismisses with False)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -60,15 +66,25 @@ class ConfirmScreen(Dialog[bool]):
             with VerticalScroll(id="dialog-detail", classes="-body"):
                 yield Static(self.detail, markup=False)
             with Horizontal(id="dialog-buttons"):
+                if self.instead:
+                    yield Button(f"{self.instead} (i)", variant="primary", id="instead")
                 yield Button(f"{self.yes} (y)", variant="error", id="yes")
                 yield Button("Cancel (n)", variant="default", id="no")
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one("#no", Button).focus()
+        self.query_one("#instead" if self.instead else "#no", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "instead":
+            self.action_instead()
+            return
         self.dismiss(event.button.id == "yes")
+
+    def action_instead(self) -> None:
+        if self.instead:
+            self.chose_instead = True
+            self.dismiss(False)
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
@@ -118,9 +134,12 @@ def undo_cost(texts: Sequence[tuple[str, str]]) -> str:
     return f"pi will also never learn these {len(texts)} texts again in {where}."
 
 
-def undo_dialog(what: str, plan: list[tuple[dict[str, Any], dict[str, Any]]]) -> ConfirmScreen:
+def undo_dialog(
+    what: str, plan: list[tuple[dict[str, Any], dict[str, Any]]], instead: str = ""
+) -> ConfirmScreen:
     """Asks before undoing ``what``, naming the record and its text, saying what else
-    the undo does, and showing what it would write."""
+    the undo does, and showing what it would write; ``instead``: the inverse verb,
+    offered first when the event only pinned or unpinned (it blocks nothing)."""
     detail = describe_undo(plan, in_pane=False)
     texts = [(str(c.get("scope", "")), str(c.get("content", ""))) for c, _ in plan]
     summary = Text(f"Undo {what}?\n")
@@ -129,7 +148,29 @@ def undo_dialog(what: str, plan: list[tuple[dict[str, Any], dict[str, Any]]]) ->
         summary.append(one_line(text, 100) + "\n")
     if texts:
         summary.append(undo_cost(texts), style="italic")
-    return ConfirmScreen("Undo", detail, summary=summary, yes="Undo")
+    if instead:
+        summary.append(f"\n{instead.capitalize()} instead (i): the same layer back, and "
+                       "nothing is blocked.",
+                       style="bold")  # fmt: skip
+    label = f"{instead.capitalize()} instead" if instead else ""
+    return ConfirmScreen("Undo", detail, summary=summary, yes="Undo", instead=label)
+
+
+LAYER_ONLY = frozenset(("layer", "revision", "updatedAt", "reinforcedAt", "suppressedHashes"))
+"""What undoing a pin or an unpin writes (the layer back, and the blocked text the undo
+adds): an undo that writes no more has an inverse verb that blocks nothing."""
+
+
+def inverse_of(plan: list[tuple[dict[str, Any], dict[str, Any]]]) -> str:
+    """The verb that undoes ``plan``'s one record's layer change without blocking its
+    text ("pin" or "unpin"), or "" when the event did more, or to more records."""
+    if len(plan) != 1:
+        return ""
+    current, after = plan[0]
+    changed = {k for k in {*current, *after} if current.get(k) != after.get(k)}
+    if "layer" not in changed or not changed <= LAYER_ONLY:
+        return ""
+    return "unpin" if current.get("layer") == "pinned" else "pin"
 
 
 def incorrect_dialog(content: str, duplicates: int, effect: str = "") -> ConfirmScreen:
