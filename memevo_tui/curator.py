@@ -460,6 +460,7 @@ class Curator:
             return
         steps: list[AnyStep] = []
         blocked: list[tuple[str, str]] = []
+        inverses: set[str] = set()  # the verb that would undo each event with no block
         for event_id in reversed(batch.events):
             memory_id, text = "", ""
             try:
@@ -469,10 +470,11 @@ class Curator:
                     text = str(event.after[0].get("content", ""))
                 blocked += [(str(a.get("scope", "")), str(a.get("content", "")))
                             for a in event.after]  # fmt: skip
-                await store.undo_preview(event_id)
+                inverses.add(inverse_of(await store.undo_preview(event_id)))
                 steps.append(UndoStep(event_id, memory_id, text))
             except StoreError as exc:  # upstream's refusal, or why the store could not tell
                 steps.append(UndoStep(event_id, memory_id, text, str(exc)))
+                inverses.add("")
         title = f"Undo the {batch.verb} of {len(batch.events)} records ({batch.at[:16]})?"
         if batch.cut_short:
             title = (
@@ -480,9 +482,19 @@ class Curator:
                 f"of {batch.planned} records it wrote?"
             )
 
+        inverse = next(iter(inverses)) if len(inverses) == 1 else ""
+        instead = f"{inverse.capitalize()} the {len(steps)}" if inverse else ""
+        notes = [undo_cost(blocked)] if blocked else []
+        dialog = bulk_dialog(title, steps, notes, instead=instead)
+
         def done(yes: bool | None) -> None:
-            if yes:
+            if dialog.chose_instead:  # pin or unpin them: the layers back, nothing blocked
+                rows = {r.id: r for r in self.state.rows}
+                marks = {s.memory_id: r.revision for s in steps
+                         if isinstance(r := rows.get(s.memory_id), Memory)}  # fmt: skip
+                again = plan(inverse, marks, rows)
+                self._run("curator-bulk", self._write_many(inverse, again))
+            elif yes:
                 self._run("curator-bulk", self._write_many("undo", steps))
 
-        notes = [undo_cost(blocked)] if blocked else []
-        self.app.push_screen(bulk_dialog(title, steps, notes), done)
+        self.app.push_screen(dialog, done)

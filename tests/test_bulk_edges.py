@@ -527,3 +527,34 @@ async def test_undoing_a_pin_offers_unpin_first_which_blocks_nothing(realistic: 
         await press(pilot, "i")
         await until(pilot, lambda: stored(realistic, row.id)["layer"] != "pinned", "the unpin")
         assert blocked() == before  # an undo would have blocked the text
+
+
+async def test_undoing_a_bulk_pin_offers_to_unpin_them_all_first(realistic: Path) -> None:
+    from test_many import mark_three
+
+    def blocked() -> int:
+        con = sqlite3.connect(realistic)
+        try:
+            return int(con.execute("SELECT count(*) FROM blocked").fetchone()[0])
+        finally:
+            con.close()
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        ids = await mark_three(pilot)
+        await pilot.press("p", "y")
+        await settle(pilot)
+        assert all(stored(realistic, i)["layer"] == "pinned" for i in ids)
+        before = blocked()
+        await press(pilot, "h")
+        history = app.query_one(EventList)
+        history.cursor = next(n for n, r in enumerate(history.rows) if isinstance(r, BatchRow))
+        await settle(pilot)
+        await press(pilot, "u")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "Unpin the 3 instead (i)" in words(dialog_text(app.screen))
+        await press(pilot, "i")
+        await until(pilot, lambda: all(stored(realistic, i)["layer"] != "pinned" for i in ids),
+                    "the three unpinned")  # fmt: skip
+        assert blocked() == before

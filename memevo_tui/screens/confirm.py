@@ -187,7 +187,12 @@ def incorrect_dialog(content: str, duplicates: int, effect: str = "") -> Confirm
 
 
 def bulk_dialog(
-    title: str, steps: Sequence[AnyStep], notes: Sequence[str] = (), *, grouped: bool = True
+    title: str,
+    steps: Sequence[AnyStep],
+    notes: Sequence[str] = (),
+    *,
+    grouped: bool = True,
+    instead: str = "",
 ) -> ConfirmScreen:
     """Asks before a bulk action, listing every record with what will happen to it
     (``notes``: what else the user must know first, one line each; ``grouped``: the
@@ -218,4 +223,7 @@ def bulk_dialog(
         head.append(f"\n{line}.")
     for note in notes:
         head.append(f"\n{note}", style="bold")
-    return ConfirmScreen(title, table, summary=head, yes="Write")
+    if instead:
+        head.append(f"\n{instead} instead (i): the same layers back, and nothing is blocked.",
+                    style="bold")  # fmt: skip
+    return ConfirmScreen(title, table, summary=head, yes="Write", instead=instead)
