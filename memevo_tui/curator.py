@@ -420,6 +420,13 @@ class Curator:
             self.app.notify("This record has no event to undo", severity="warning")
             return
         event = found[0]
+        remembered = self.state.remembered
+        batch = next(
+            (b for b in reversed(remembered.batches()) if event.id in b.events), None
+        ) if remembered is not None else None  # fmt: skip
+        if batch is not None and len(batch.events) > 1:  # a bulk action's: undo it whole,
+            await self._plan_undo(batch)  # as History does (one entry, one undo)
+            return
         await self._confirm_undo(event.id, f"its last event ({one_line(event.reason, 60)})")
 
     def undo_event(self, event_id: str, what: str) -> None:

@@ -484,10 +484,16 @@ async def test_an_undo_says_it_blocks_the_text_and_names_the_record(realistic: P
         await pilot.press("escape")
         await press(pilot, "m", "escape")
         await select(pilot, ids[0])
-        await press(pilot, "u")
+        await press(pilot, "u")  # its last event is the bulk action's: undone whole
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "Undo the pin of 3 records" in words(dialog_text(app.screen))
+        await pilot.press("escape")
+        one = next(i for i in texts if i not in ids and stored(realistic, i)["layer"] != "pinned")
+        await select(pilot, one)
+        await press(pilot, "p", "u")  # a record's own pin: the single undo
         assert isinstance(app.screen, ConfirmScreen)
         preview = words(dialog_text(app.screen))
-        assert f"{ids[0]}: {words(texts[ids[0]])[:40]}" in preview
+        assert f"{one}: {words(texts[one])[:40]}" in preview
         assert "pi will also never learn this text again in /home/dev/projects/" in preview
         await pilot.press("escape")
 
