@@ -85,7 +85,11 @@ def summarize(
     lines = [
         Line(_plural(len(new), "new memory", "new memories"), "records", tuple(new)),
         Line(f"{len(replaced)} replaced or confirmed by learning", "records", tuple(replaced)),
-        Line(f"{len(by_hand)} changed by hand (in pi)", "records", tuple(by_hand)),
+        Line(
+            f"{len(by_hand)} changed by hand (pi's /memory, or memevo-tui)",
+            "records",
+            tuple(by_hand),
+        ),
         Line(f"{len(dormant)} gone dormant", "records", tuple(dormant)),
         Line(
             _plural(len(failed), "learning run failed", "learning runs failed"),
