@@ -181,6 +181,11 @@ def _leave(signum: int, _frame: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(join_dashed_values(sys.argv[1:] if argv is None else argv))
+    if getattr(args, "verb", None) == "completion":  # no store: the parser itself
+        from .cli.completion import script
+
+        sys.stdout.write(script(build_parser(), args.shell))
+        return 0
     for name in ("db", "read_only", "demo", "json"):
         if not hasattr(args, name):
             setattr(args, name, None if name == "db" else False)

@@ -684,3 +684,37 @@ def test_markdown_says_how_fresh_in_words_without_source_ids(
     assert "· pinned: never goes dormant" in text and "· never recalled" in text
     assert re.search(r"· dormant \(confirmed \d+ days ago\)", text)
     assert " from `compact:" not in text and " from `user:" not in text  # no source ids
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_scripts_name_every_verb_and_complete_in_bash(
+    shell: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``completion SHELL`` is derived from the parser: every verb is in it, and bash,
+    loading it, completes a verb and a flag's choices (no store is opened)."""
+    import shutil
+    import subprocess
+
+    from memevo_tui.__main__ import main
+    from memevo_tui.cli.parser import READ_VERBS, WRITE_VERBS
+
+    assert main(["completion", shell]) == 0
+    out = capsys.readouterr().out
+    assert all(verb in out for verb in (*READ_VERBS, *WRITE_VERBS, "serve"))
+    if shell != "bash" or shutil.which("bash") is None:
+        return
+    script = tmp_path / "memevo-tui.bash"
+    script.write_text(out)
+
+    def complete(*words: str) -> list[str]:
+        line = " ".join(words)
+        probe = (
+            f"source {script}; COMP_WORDS=({' '.join(repr(w) for w in words)}); "
+            f"COMP_CWORD={len(words) - 1}; COMP_LINE={line!r}; COMP_POINT=${{#COMP_LINE}}; "
+            f'_shtab_memevo_tui memevo-tui {words[-1]!r} {words[-2]!r}; echo "${{COMPREPLY[@]}}"'
+        )
+        done = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, check=True)
+        return done.stdout.split()
+
+    assert complete("memevo-tui", "tu") == ["turns"]
+    assert complete("memevo-tui", "export", "--format", "") == ["jsonl", "markdown"]

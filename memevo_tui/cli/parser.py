@@ -11,7 +11,7 @@ from ..verbs import CLI_VERBS, FEEDBACK
 
 READ_VERBS = (
     "list", "show", "source", "search", "recall", "explain", "history", "status", "export",
-    "diff", "turns", "blame",
+    "diff", "turns", "blame", "completion",
 )  # fmt: skip
 WRITE_VERBS = tuple(CLI_VERBS)
 FILTER_HELP = (
@@ -128,6 +128,15 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
     )
     p.add_argument("id")
     p.add_argument("--sessions", metavar="DIR", help=sessions_help)
+    p = sub.add_parser(
+        "completion",
+        help="print a completion script for your shell (bash, zsh or fish)",
+        description="Print a completion script for the verbs, their flags and the paths "
+        "they take. bash: memevo-tui completion bash > "
+        "~/.local/share/bash-completion/completions/memevo-tui; zsh: into a directory of "
+        "your $fpath as _memevo-tui; fish: > ~/.config/fish/completions/memevo-tui.fish",
+    )
+    p.add_argument("shell", choices=("bash", "zsh", "fish"))
     p = verb("search", "search as pi's /memory search does (dormant records included)", piped)
     p.add_argument("query", nargs="+")
     as_of(p)
