@@ -43,6 +43,9 @@ COSTLY = 2
 """Replayed turns that injected a record marked unhelpful or incorrect before it is
 worth a look (the more, the more urgent)."""
 SOON_DAYS = 7.0
+SOON_SHARE = 0.25
+"""Of its kind's life, the last share in which going dormant is news (a project state's
+last 1.75 days; a kind with a long life, its last week)."""
 LOW_FACTOR = 0.6
 OVERLAP = 0.7
 """Share of distinct words two texts of one origin have in common to count as near-duplicates."""
@@ -159,10 +162,17 @@ def build(
         if m.status == "conflicted" and not m.disputed and m.id not in taken:
             add("conflicted", (m,), REASONS["conflicted"])
     for m in active:
-        left = m.days_until_dormant
-        if left is not None and 0 < left <= SOON_DAYS:  # 0: dormant already
-            add("dormant-soon", (m,), f"goes dormant in {_soon(left)}: pin it if it still "
-                "matters", left / SOON_DAYS)  # fmt: skip
+        left, horizon = m.days_until_dormant, m.horizon
+        # News only near the end of its kind's life (a fresh project state, whose whole
+        # life is 7 days, is not); what losing it costs ranks first: a useful verdict,
+        # or pi injecting it often
+        if left is not None and horizon and 0 < left <= min(SOON_DAYS, horizon * SOON_SHARE):
+            turns = injected.get(m.id, 0) if injected else 0
+            useful = m.utility is not None and m.utility.verdict == "useful"
+            valued = useful or turns >= COSTLY
+            why = "marked useful, " if useful else f"injected in {turns} turns, " if valued else ""
+            add("dormant-soon", (m,), f"{why}goes dormant in {_soon(left)}: pin it if it "
+                "still matters", (0.0 if valued else 0.5) + left / SOON_DAYS / 2)  # fmt: skip
     by_text: dict[str, list[Memory]] = defaultdict(list)
     for m in active:
         by_text[fp(m.content)].append(m)

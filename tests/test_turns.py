@@ -406,3 +406,24 @@ async def test_the_memory_list_filters_by_how_often_pi_injected_a_record(realist
         rows = app.query_one(MemoryList)
         await until(pilot, lambda: {r.id for r in rows.rows} == often & visible, "the filter")
         assert 10 <= len(rows.rows) < len(visible)
+
+
+async def test_dormant_soon_is_news_only_near_the_end_and_what_costs_most_comes_first(
+    realistic: Path,
+) -> None:
+    from memevo_tui.review import SOON_SHARE, build
+
+    store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+    try:
+        rows = list((await store.load_memories()).memories)
+    finally:
+        await store.close()
+    fresh = [m for m in rows if m.active and m.kind == "project_state"
+             and (m.days_until_dormant or 0) > 7 * SOON_SHARE]  # fmt: skip
+    assert fresh  # project states a week from dormancy by their kind's nature
+    soon = [i for i in build(rows, {}, []) if i.reason == "dormant-soon"]
+    assert len(soon) >= 2
+    assert not {i.first.id for i in soon} & {m.id for m in fresh}
+    last = soon[-1].first.id
+    valued = [i for i in build(rows, {}, [], injected={last: 6}) if i.reason == "dormant-soon"]
+    assert valued[0].first.id == last and "injected in 6 turns" in valued[0].why
