@@ -581,3 +581,20 @@ async def test_the_dial_and_the_diff_refuse_an_out_of_range_moment_and_live_on(
         await until(pilot, lambda: sum("out of range" in n.message for n in app._notifications)
                     == 2, "the diff's refusal")  # fmt: skip
         assert app.is_running and app.state.as_of is None
+
+
+async def test_the_dials_status_line_counts_the_records_then_as_its_toast_does(
+    realistic: Path,
+) -> None:
+    """At a past moment the list says "N shown of M" with M the records then (the
+    toast's count), not the records now."""
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("t", *"2026-06-01", "enter")
+        await until(pilot, lambda: app.state.as_of is not None, "the dial")
+        await settle(pilot)
+        then = len(app.state.rows)
+        assert 0 < then < 205
+        line = str(app.screen.query_one("#status-line").render())
+        assert f"shown of {then} " in line, line

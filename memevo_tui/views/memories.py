@@ -154,8 +154,10 @@ class MemoriesView(MarkingView):
         state = self.state
         view = self.browser.view
         arrow = "▼" if view.descending else "▲"
+        # of the records there are, or were at the dial's moment (the toast's count)
+        total = state.total if state.partial else len(state.rows)
         parts = [
-            f"{len(self.memory_list.rows):,} shown of {state.total:,}"
+            f"{len(self.memory_list.rows):,} shown of {total:,}"
             + (" (loading the rest…)" if state.partial else ""),
             *self.mark_parts(),
             f"sort {view.sort} {arrow}",
