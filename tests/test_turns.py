@@ -427,3 +427,33 @@ async def test_dormant_soon_is_news_only_near_the_end_and_what_costs_most_comes_
     last = soon[-1].first.id
     valued = [i for i in build(rows, {}, [], injected={last: 6}) if i.reason == "dormant-soon"]
     assert valued[0].first.id == last and "injected in 6 turns" in valued[0].why
+
+
+async def test_slash_filters_the_sessions_and_a_sessions_prompts_by_their_words(
+    realistic: Path,
+) -> None:
+    from pilot_keys import open_turns
+
+    from memevo_tui.views.turns import TurnsView
+    from memevo_tui.widgets.turn_list import SessionList, TurnList
+
+    from apphelpers import make_app, press, until
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.state.sessions = SESSIONS
+        await open_turns()(pilot)
+        view = app.query_one(TurnsView)
+        sessions = app.query_one(SessionList)
+        expected = [s for s in view.sessions
+                    if any("redis" in t.prompt.text.casefold() for t in s.turns)]  # fmt: skip
+        assert 0 < len(expected) < len(view.sessions)
+        await press(pilot, "slash", *"redis", "enter")
+        await until(pilot, lambda: len(sessions.rows) == len(expected), "the filter")
+        await press(pilot, "enter")
+        turns = app.query_one(TurnList)
+        assert turns.rows and all("redis" in t.prompt.text.casefold() for t in turns.rows)
+        await press(pilot, "escape")  # back to the sessions, still filtered
+        assert sessions.display and len(sessions.rows) == len(expected)
+        await press(pilot, "escape")  # the filter cleared
+        await until(pilot, lambda: len(sessions.rows) == len(view.sessions), "every session")

@@ -20,18 +20,33 @@ from textual.widgets import Static
 from store import StoreError
 from store.turns import RECALL_VERSION
 
+from ..filters import Field, Query
 from ..messages import ShowView, StatusChanged, StoreFailed
 from ..state import Change, DashboardState, OwnWrite, Reloaded
 from ..turnlog import InjectionLog, SessionTurns, load_turns
+from ..widgets.filter_box import FilterBox
 from ..widgets.split import Split
 from ..widgets.turn_list import SessionList, TurnDetail, TurnList
-from .base import BaseView
+from .base import FilteringView
+
+FIELDS = (Field("project", ("p", "o", "origin")),)
 
 
-class TurnsView(BaseView):
-    """The sessions, or one session's prompts beside the highlighted one in full."""
+def prompt_matches(text: str, project: str, q: Query) -> bool:
+    """Does a prompt (its text, in its project) pass the Turns filter?"""
+    if (projects := q.values("project")) and not any(p in project.casefold() for p in projects):
+        return False
+    folded = text.casefold()
+    return all(w in folded for w in q.words)
+
+
+class TurnsView(FilteringView):
+    """The sessions, or one session's prompts beside the highlighted one in full. ``/``
+    filters both by the prompts' words and ``project:``."""
 
     FOCUS = "#session-list"
+    FIELDS = FIELDS
+    BOX = "#turns-filter"
 
     @dataclass
     class Loaded(Message):
@@ -47,6 +62,11 @@ class TurnsView(BaseView):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="turns-summary", markup=False)
+        yield FilterBox(
+            delay=0.12,
+            placeholder="/ filter: words of a prompt, project:webshop",
+            id="turns-filter",
+        )
         with Split(width=45, id="turns-main"):
             yield SessionList(id="session-list")
             yield TurnList(id="turn-list")
@@ -97,7 +117,7 @@ class TurnsView(BaseView):
         session_list.empty_text = (
             f"No pi session files under {self.state.sessions} (--sessions DIR reads another)."
         )
-        session_list.set_rows(self.sessions)
+        session_list.set_rows(self._shown_sessions())
         if self.opened is not None:  # still showing a session: its turns as replayed now
             again = next((s for s in self.sessions if s.key == self.opened.key), None)
             if again is not None:
@@ -131,10 +151,25 @@ class TurnsView(BaseView):
         message.stop()
         self._open(message.row, focus=True)
 
+    def _shown_sessions(self) -> list[SessionTurns]:
+        q = self.filter_query
+        if not (q.words or q.fields):
+            return self.sessions
+        return [s for s in self.sessions if any(
+            prompt_matches(t.prompt.text, s.session.project, q) for t in s.turns
+        )]  # fmt: skip
+
+    def refilter(self) -> None:
+        self.query_one(SessionList).set_rows(self._shown_sessions())
+        if self.opened is not None:
+            self._open(self.opened, focus=False)
+        self.post_message(StatusChanged())
+
     def _open(self, row: SessionTurns, *, focus: bool) -> None:
         self.opened = row
         turn_list = self.query_one(TurnList)
-        turn_list.set_rows(list(row.turns))
+        q, project = self.filter_query, row.session.project
+        turn_list.set_rows([t for t in row.turns if prompt_matches(t.prompt.text, project, q)])
         self.query_one(SessionList).display = False
         turn_list.display = True
         if focus:
@@ -161,8 +196,14 @@ class TurnsView(BaseView):
         self.focus_now(self.query_one(shown))
 
     def leave(self) -> bool:
-        """esc: from a session's prompts back to the sessions."""
+        """esc: out of the filter box; from a session's prompts back to the sessions;
+        then the filter cleared."""
+        if self.leave_box():
+            return True
         if self.opened is None:
+            if self.filtered:
+                self.clear_filter()
+                return True
             return False
         self.opened = None
         session_list = self.query_one(SessionList)
