@@ -6,6 +6,7 @@ touched by the walk through the past."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,10 +43,15 @@ class SessionTurns:
 
 
 async def load_turns(
-    db_path: Path, clock: Clock, root: Path, cache: object = None
+    db_path: Path,
+    clock: Clock,
+    root: Path,
+    cache: object = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[SessionTurns]:
     """Every session under ``root``, newest first, each with its turns replayed
-    (raises ``StoreError`` when the store cannot be read)."""
+    (raises ``StoreError`` when the store cannot be read; ``progress(done, total)``
+    as prompts are replayed)."""
 
     def read() -> list[SessionPrompts]:
         return [session_prompts(f, cache) for f in session_files(root)]
@@ -59,7 +65,7 @@ async def load_turns(
             from .recallcache import TurnCache
 
             memo = await asyncio.to_thread(TurnCache, db_path)
-        turns = await replay_turns(store, prompts, memo)
+        turns = await replay_turns(store, prompts, memo, progress)
     finally:
         await store.close()
     by_prompt = {(str(t.prompt.file), t.prompt.entry_id): t for t in turns}
@@ -155,3 +161,41 @@ def fix_effect(log: InjectionLog, index: Any, before: Memory, after: Memory) -> 
         if len(instead) > 1:
             line += f" (and {len(instead) - 1} other record(s) would come in)"
     return line + "."
+
+
+async def load_turns_aside(
+    db_path: Path,
+    clock: Clock,
+    root: Path,
+    cache: object = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[SessionTurns]:
+    """``load_turns`` in a thread of its own, with its own event loop and connection:
+    a cold replay is seconds to minutes of CPU, and the caller's loop (the dashboard's)
+    keeps taking keys meanwhile. A daemon thread: leaving never waits for it."""
+    import threading
+
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[list[SessionTurns]] = loop.create_future()
+
+    def tell(ok: list[SessionTurns] | None, error: BaseException | None) -> None:
+        if answer.done():
+            return
+        if error is not None:
+            answer.set_exception(error)
+        else:
+            answer.set_result(ok or [])
+
+    def run() -> None:
+        try:
+            found = asyncio.run(load_turns(db_path, clock, root, cache, progress))
+            ok, error = found, None
+        except BaseException as exc:  # handed to the caller, raised there
+            ok, error = None, exc
+        try:
+            loop.call_soon_threadsafe(tell, ok, error)
+        except RuntimeError:  # the caller's loop is closed: nobody waits any more
+            pass
+
+    threading.Thread(target=run, name="memevo-turns", daemon=True).start()
+    return await answer

@@ -27,7 +27,7 @@ No Textual; everything read from session files is untrusted text.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -307,7 +307,10 @@ def _injected(records: Sequence[Memory], prompt: Prompt, words: _Words) -> Injec
 
 
 async def replay_turns(
-    store: Any, prompts: Sequence[Prompt], memo: TurnMemo | None = None
+    store: Any,
+    prompts: Sequence[Prompt],
+    memo: TurnMemo | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Turn]:
     """Each prompt replayed on the store as it was at its moment and as it is now
     (``store``: a ``MemoryStore`` opened on now). A moment the store's past does not
@@ -323,7 +326,9 @@ async def replay_turns(
     settled = await store.newest_event_ms() if memo is not None else None
     now_index = RecallIndex(current, words)
     out: list[Turn] = []
-    for prompt in sorted(prompts, key=lambda p: p.moment_ms):
+    for done, prompt in enumerate(sorted(prompts, key=lambda p: p.moment_ms)):
+        if progress is not None and done % 10 == 0:
+            progress(done, len(prompts))
         now_ids, now_digest, now_lines = _now(now_index, prompt)
         if prompt.moment_ms > now_ms:
             out.append(Turn(prompt, None, None, now_ids, now_digest, (), "after the store's now"))

@@ -457,3 +457,45 @@ async def test_slash_filters_the_sessions_and_a_sessions_prompts_by_their_words(
         assert sessions.display and len(sessions.rows) == len(expected)
         await press(pilot, "escape")  # the filter cleared
         await until(pilot, lambda: len(sessions.rows) == len(view.sessions), "every session")
+
+
+async def test_a_cold_replay_runs_aside_and_keys_stay_live_meanwhile(
+    realistic: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The replay is CPU for seconds to minutes: it runs in a thread of its own (with
+    its own connection), and the dashboard takes keys while it runs."""
+    import asyncio
+    import threading
+
+    from textual.widgets import TabbedContent
+
+    import memevo_tui.turnlog as turnlog
+    from memevo_tui.views.turns import TurnsView
+
+    from apphelpers import make_app, press, until, wait_loaded
+
+    release = threading.Event()
+    ran_in: list[str] = []
+
+    async def slow(*args: Any) -> list[Any]:
+        ran_in.append(threading.current_thread().name)
+        args[-1](0, 10)  # progress(done, total)
+        release.wait(30)  # blocks this thread only: the dashboard's loop must go on
+        return []
+
+    monkeypatch.setattr(turnlog, "load_turns", slow)
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("n")
+        view = app.query_one(TurnsView)
+        await until(pilot, lambda: bool(ran_in), "the replay to start")
+        await pilot.press("m")  # taken while the replay runs
+        await until(pilot, lambda: app.query_one("#tabs", TabbedContent).active == "memories",
+                    "the memory list")  # fmt: skip
+        assert view.busy and ran_in == ["memevo-turns"]
+        release.set()
+        await until(pilot, lambda: not view.busy, "the replay to end")
+        await asyncio.sleep(0)
+        await press(pilot, "n")
+        assert "0 session(s)" in str(app.query_one("#turns-summary").render())

@@ -10,6 +10,7 @@ goes back to the sessions. The replay runs in a worker, on a connection of its o
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from textual import work
@@ -23,7 +24,7 @@ from store.turns import RECALL_VERSION
 from ..filters import Field, Query
 from ..messages import ShowView, StatusChanged, StoreFailed
 from ..state import Change, DashboardState, OwnWrite, Reloaded
-from ..turnlog import InjectionLog, SessionTurns, load_turns
+from ..turnlog import InjectionLog, SessionTurns, load_turns_aside
 from ..widgets.filter_box import FilterBox
 from ..widgets.split import Split
 from ..widgets.turn_list import SessionList, TurnDetail, TurnList
@@ -100,9 +101,26 @@ class TurnsView(FilteringView):
             from ..recallcache import SessionIndexCache
 
             cache = SessionIndexCache() if state.remembered is not None else None
-            sessions = await load_turns(state.db_path, state.clock, state.sessions, cache)
+            loop = asyncio.get_running_loop()
+
+            def show(line: str) -> None:
+                if self.is_attached and self._loading:
+                    self._summary(line)
+
+            def progress(done: int, total: int) -> None:  # from the replay's own thread
+                line = f"replaying pi's sessions on the store as it was: {done} of {total} prompts…"
+                loop.call_soon_threadsafe(show, line)
+
+            sessions = await load_turns_aside(
+                state.db_path, state.clock, state.sessions, cache, progress
+            )
         except StoreError as exc:
             self.post_message(StoreFailed(exc))
+            self.post_message(self.Loaded(None))
+            return
+        except Exception as exc:  # a bug in the replay: said, and the view not left waiting
+            self.notify(f"pi's sessions could not be replayed: {type(exc).__name__}",
+                        title="Turns", severity="error", markup=False)  # fmt: skip
             self.post_message(self.Loaded(None))
             return
         self.post_message(self.Loaded(sessions))
