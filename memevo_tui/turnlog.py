@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from store import Clock, Memory, MemoryStore
-from store.turns import SessionPrompts, Turn, replay_turns, session_files, session_prompts
+from store.turns import (
+    Prompt,
+    SessionPrompts,
+    Turn,
+    injected_by,
+    replay_turns,
+    session_files,
+    session_prompts,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +42,7 @@ class SessionTurns:
     @property
     def differing(self) -> int:
         """Turns whose injection would differ now."""
-        return sum(1 for t in self.turns if t.then is not None and
-                   (t.dropped or t.added or t.changed))  # fmt: skip
+        return sum(1 for t in self.turns if t.differs)
 
     @property
     def unknown(self) -> int:
@@ -82,7 +89,6 @@ class InjectionLog:
 
     def __init__(self, sessions: list[SessionTurns]) -> None:
         self.all_turns: tuple[Turn, ...] = tuple(t for s in sessions for t in s.turns)
-        self.turns = len(self.all_turns)
         self._by_id: dict[str, list[Turn]] = {}
         for s in sessions:
             for t in s.turns:
@@ -108,7 +114,9 @@ class InjectionLog:
 
         found = self._by_id.get(memory_id)
         if not found:
-            return f"injected in none of the {self.turns} turn(s) replayed from pi's sessions"
+            return (
+                f"injected in none of the {len(self.all_turns)} turn(s) replayed from pi's sessions"
+            )
         last = found[-1].prompt
         return (
             f"injected in {len(found)} turn(s), last on {iso(last.moment_ms)[:10]} in "
@@ -125,8 +133,6 @@ def fix_effect(log: InjectionLog, index: Any, before: Memory, after: Memory) -> 
     by the same replay: "Of the last 100 prompts in infra, 7 would no longer get this
     record; 2 would get 8d07bdf8 instead." ``index``: the recall index of the records
     as they are now (``RecallIndex``)."""
-    from store.recall import digest
-
     from .view import origin_name
 
     prompts = sorted(
@@ -138,9 +144,8 @@ def fix_effect(log: InjectionLog, index: Any, before: Memory, after: Memory) -> 
         return f"No prompt of pi's sessions in {where} to prove this on."
     changed = index.updated([after])
 
-    def injected(ix: Any, p: Any) -> tuple[str, ...]:
-        r = ix.recall(p.text, purpose="inject", recent_user_turns=p.recent)
-        return tuple(d.memory_id for d in digest(r) if d.included)
+    def injected(ix: Any, p: Prompt) -> tuple[str, ...]:
+        return injected_by(ix, p)[0]
 
     lost = 0
     instead: dict[str, int] = {}

@@ -106,6 +106,11 @@ class Turn:
         """Injected now, not then."""
         return () if self.then is None else tuple(i for i in self.now if i not in self.then)
 
+    @property
+    def differs(self) -> bool:
+        """Known then, and the same prompt would get something else now."""
+        return self.then is not None and bool(self.dropped or self.added or self.changed)
+
 
 # ------------------------------------------------------------------ session files
 
@@ -291,19 +296,23 @@ class _Words:
         return found
 
 
-def _injected(records: Sequence[Memory], prompt: Prompt, words: _Words) -> Injected:
-    """The ids injected for ``prompt`` over ``records``, pi's digest, each id's digest
-    line, and every record that matched the prompt."""
-    from .index import RecallIndex
+def injected_by(index: Any, prompt: Prompt) -> Injected:
+    """What pi injects for ``prompt`` over a recall index (``RecallIndex``): the ids in
+    order, pi's digest, each id's digest line, and every record that matched it."""
     from .recall import digest, runtime_digest
 
-    result = RecallIndex(records, words).recall(
-        prompt.text, purpose="inject", recent_user_turns=prompt.recent
-    )
+    result = index.recall(prompt.text, purpose="inject", recent_user_turns=prompt.recent)
     lines = digest(result)
     included = tuple(d.memory_id for d in lines if d.included)
     matched = {c.memory.id for c in (*result.selected, *result.left_out)}
     return included, runtime_digest(lines), {d.memory_id: d.line for d in lines}, matched
+
+
+def _injected(records: Sequence[Memory], prompt: Prompt, words: _Words) -> Injected:
+    """``injected_by`` over an index of ``records`` (their words extracted once)."""
+    from .index import RecallIndex
+
+    return injected_by(RecallIndex(records, words), prompt)
 
 
 async def replay_turns(
@@ -329,7 +338,7 @@ async def replay_turns(
     for done, prompt in enumerate(sorted(prompts, key=lambda p: p.moment_ms)):
         if progress is not None and done % 10 == 0:
             progress(done, len(prompts))
-        now_ids, now_digest, now_lines = _now(now_index, prompt)
+        now_ids, now_digest, now_lines, _ = injected_by(now_index, prompt)
         if prompt.moment_ms > now_ms:
             out.append(Turn(prompt, None, None, now_ids, now_digest, (), "after the store's now"))
             continue
@@ -365,14 +374,6 @@ async def replay_turns(
     order = {id(p): n for n, p in enumerate(prompts)}
     out.sort(key=lambda t: order.get(id(t.prompt), 0))
     return out
-
-
-def _now(index: Any, prompt: Prompt) -> tuple[tuple[str, ...], str | None, dict[str, str]]:
-    from .recall import digest, runtime_digest
-
-    lines = digest(index.recall(prompt.text, purpose="inject", recent_user_turns=prompt.recent))
-    included = tuple(d.memory_id for d in lines if d.included)
-    return included, runtime_digest(lines), {d.memory_id: d.line for d in lines}
 
 
 _AS_OF = ("aging", "confirmed")

@@ -157,7 +157,7 @@ def _summary(turns: list[Turn], read: int, o: Output) -> None:
     got = sum(1 for t in turns if t.then)
     unknown = sum(1 for t in turns if t.then is None)
     approx = sum(1 for t in turns if t.approximate)
-    changed = sum(1 for t in turns if t.then is not None and (t.dropped or t.added or t.changed))
+    changed = sum(1 for t in turns if t.differs)
     extra = "".join(
         (
             f"; {unknown} not known (? : the store's past is not exact then)" if unknown else "",

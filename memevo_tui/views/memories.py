@@ -26,7 +26,7 @@ from ..screens.menu import BACKUP, export_menu, sort_menu
 from ..screens.prompt import export_prompt
 from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, OwnWrite, Reloaded, Row
 from ..text import one_line
-from ..view import SORT_KEYS, SORTS
+from ..view import SORT_KEYS, SORTS, parse_filter
 from ..widgets.memory_browser import MemoryBrowser
 from ..widgets.memory_detail import MemoryDetail
 from ..widgets.memory_list import MemoryList
@@ -114,7 +114,7 @@ class MemoriesView(MarkingView):
         # the recall log may have come since (the Turns view replayed pi's sessions)
         for detail in self.query(MemoryDetail):
             detail.show_recall_log()
-        if "inj" in self.browser.view.query:  # an injected: filter waits for those counts
+        if parse_filter(self.browser.view.query).injected:  # it waited for those counts
             self.browser.apply()
 
     def state_changed(self, change: Change) -> None:

@@ -36,7 +36,7 @@ def turn_mark(t: Turn) -> str:
         return "?"
     if t.approximate:
         return "~"
-    return "≠" if (t.dropped or t.added or t.changed) else " "
+    return "≠" if t.differs else " "
 
 
 class SessionList(VirtualList[SessionTurns]):
