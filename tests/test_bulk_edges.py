@@ -501,8 +501,6 @@ async def test_an_undo_says_it_blocks_the_text_and_names_the_record(realistic: P
 async def test_undoing_a_pin_offers_unpin_first_which_blocks_nothing(realistic: Path) -> None:
     """pi's undo blocks the record's text even for a pin; unpinning gives the same layer
     back and blocks nothing, so the preview offers it first (i)."""
-    import sqlite3
-
     from textual.widgets import Button
 
     from memevo_tui.screens.confirm import ConfirmScreen
@@ -510,19 +508,12 @@ async def test_undoing_a_pin_offers_unpin_first_which_blocks_nothing(realistic: 
 
     from apphelpers import dialog_text, make_app, press, stored, until, wait_loaded
 
-    def blocked() -> int:
-        con = sqlite3.connect(realistic)
-        try:
-            return int(con.execute("SELECT count(*) FROM blocked").fetchone()[0])
-        finally:
-            con.close()
-
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         row = app.query_one(MemoryList).highlighted
         assert row is not None and stored(realistic, row.id)["layer"] != "pinned"
-        before = blocked()
+        before = blocked_count(realistic)
         await press(pilot, "p")
         assert stored(realistic, row.id)["layer"] == "pinned"
         await press(pilot, "u")
@@ -532,18 +523,11 @@ async def test_undoing_a_pin_offers_unpin_first_which_blocks_nothing(realistic: 
         assert str(app.screen.query_one("#instead", Button).label) == "Unpin instead (i)"
         await press(pilot, "i")
         await until(pilot, lambda: stored(realistic, row.id)["layer"] != "pinned", "the unpin")
-        assert blocked() == before  # an undo would have blocked the text
+        assert blocked_count(realistic) == before  # an undo would have blocked the text
 
 
 async def test_undoing_a_bulk_pin_offers_to_unpin_them_all_first(realistic: Path) -> None:
     from test_many import mark_three
-
-    def blocked() -> int:
-        con = sqlite3.connect(realistic)
-        try:
-            return int(con.execute("SELECT count(*) FROM blocked").fetchone()[0])
-        finally:
-            con.close()
 
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -552,7 +536,7 @@ async def test_undoing_a_bulk_pin_offers_to_unpin_them_all_first(realistic: Path
         await pilot.press("p", "y")
         await settle(pilot)
         assert all(stored(realistic, i)["layer"] == "pinned" for i in ids)
-        before = blocked()
+        before = blocked_count(realistic)
         await press(pilot, "h")
         history = app.query_one(EventList)
         history.cursor = next(n for n, r in enumerate(history.rows) if isinstance(r, BatchRow))
@@ -563,4 +547,13 @@ async def test_undoing_a_bulk_pin_offers_to_unpin_them_all_first(realistic: Path
         await press(pilot, "i")
         await until(pilot, lambda: all(stored(realistic, i)["layer"] != "pinned" for i in ids),
                     "the three unpinned")  # fmt: skip
-        assert blocked() == before
+        assert blocked_count(realistic) == before
+
+
+def blocked_count(path: Path) -> int:
+    """Rows of pi's ``blocked`` table: texts it will never learn again."""
+    con = sqlite3.connect(path)
+    try:
+        return int(con.execute("SELECT count(*) FROM blocked").fetchone()[0])
+    finally:
+        con.close()

@@ -26,6 +26,15 @@ SESSIONS = FIXTURES / "sessions"
 T0 = 1_780_000_000_000
 
 
+async def _records(path: Path) -> list[Any]:
+    """The fixture copy's records as now (the fixture's clock)."""
+    store = await MemoryStore.open(path, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+    try:
+        return list((await store.load_memories()).memories)
+    finally:
+        await store.close()
+
+
 def _user(eid: str, parent: str | None, text: str, n: int) -> dict[str, Any]:
     return {"type": "message", "id": eid, "parentId": parent, "timestamp": iso(T0 + n),
             "message": {"role": "user", "content": [{"type": "text", "text": text}],
@@ -304,11 +313,7 @@ async def test_review_lists_records_injected_often_while_marked_unhelpful_or_inc
 ) -> None:
     from memevo_tui.review import build
 
-    store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
-    try:
-        rows = list((await store.load_memories()).memories)
-    finally:
-        await store.close()
+    rows = await _records(realistic)
     bad = [m for m in rows if m.status != "forgotten" and any(
         v is not None and v.verdict in ("unhelpful", "incorrect") for v in (m.utility, m.accuracy)
     )]  # fmt: skip
@@ -367,11 +372,7 @@ async def test_the_injected_filter_compares_counts_and_says_when_they_are_not_kn
 
     assert parse_filter("injected:>2 inj:<=5").injected == ((">", 2), ("<=", 5))
     assert parse_filter("injected:many").errors
-    store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
-    try:
-        rows = [m for m in (await store.load_memories()).memories if m.active][:3]
-    finally:
-        await store.close()
+    rows = [m for m in await _records(realistic) if m.active][:3]
     a, b, c = (m.id for m in rows)
     counts = {b: 3, c: 12}  # a: never injected
 
@@ -413,11 +414,7 @@ async def test_dormant_soon_is_news_only_near_the_end_and_what_costs_most_comes_
 ) -> None:
     from memevo_tui.review import SOON_SHARE, build
 
-    store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
-    try:
-        rows = list((await store.load_memories()).memories)
-    finally:
-        await store.close()
+    rows = await _records(realistic)
     fresh = [m for m in rows if m.active and m.kind == "project_state"
              and (m.days_until_dormant or 0) > 7 * SOON_SHARE]  # fmt: skip
     assert fresh  # project states a week from dormancy by their kind's nature
