@@ -33,6 +33,8 @@ from typing import Any
 
 from store import Event
 
+from .verbs import wrote
+
 try:
     import fcntl
 except ImportError:  # Windows: one dashboard's journal is not locked against another's
@@ -124,19 +126,6 @@ class Pending:
         return True
 
 
-def _reason_matches(op: str, target: str, e: Event) -> bool:
-    """Is ``e`` the write ``op`` makes for ``target`` (a record; an event for undo)?"""
-    if e.actor != "manual":
-        return False
-    if op == "undo":
-        return e.reason == f"Undo {target}"
-    if op in ("useful", "unhelpful", "accurate", "incorrect"):
-        matched = e.reason.startswith(f"Feedback {op}: ")
-    else:
-        matched = e.reason == op
-    return matched and target in e.record_ids
-
-
 def reconcile(pending: Pending, events: Sequence[Event | Any]) -> tuple[str, ...]:
     """The events a bulk action cut short wrote, read from the events table: for each
     of its targets, the first later event by hand of its operation that names it."""
@@ -148,7 +137,7 @@ def reconcile(pending: Pending, events: Sequence[Event | Any]) -> tuple[str, ...
     )
     for e in later:
         for target in left:
-            if _reason_matches(pending.op, target, e):
+            if wrote(pending.op, target, e.actor, e.reason, e.record_ids):
                 found.append(e.id)
                 left.remove(target)
                 break

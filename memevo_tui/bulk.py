@@ -11,9 +11,10 @@ refused then), and one refusal never stops the others. No Textual here.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from store import CorruptRow, Memory
+from store import CorruptRow, Memory, correction_refusal
+from store.js import fp
 
 from .verbs import named, op_for
 
@@ -34,6 +35,8 @@ class Step:
     """Upstream's reason for refusing it (or a change since it was marked)."""
     unchanged: str | None = None
     """Why upstream would accept it but record nothing (the verdict is already there)."""
+    new_text: str = ""
+    """correct: the text it writes."""
 
     @property
     def writes(self) -> bool:
@@ -56,6 +59,7 @@ class UndoStep:
     refusal: str | None = None
     op: str = "undo"
     unchanged: str | None = None
+    new_text: str = ""
 
     @property
     def writes(self) -> bool:
@@ -93,6 +97,69 @@ def plan(name: str, marked: Mapping[str, int], rows: Mapping[str, Row]) -> list[
         refusal = refusal or what.refusal(row)
         unchanged = None if refusal else what.unchanged(row)
         steps.append(Step(memory_id, row.content, op_all, revision, refusal, unchanged))
+    return steps
+
+
+def merge_problem(records: Sequence[Row]) -> str | None:
+    """Why ``records`` cannot be merged, in one line; None: they can."""
+    memories = [r for r in records if isinstance(r, Memory)]
+    if len(memories) < len(records):
+        return "A corrupt row is shown, never merged"
+    if len({m.id for m in memories}) < 2:
+        return "Merge takes two or more records: mark them (space), or use a Review pair"
+    if len({m.scope for m in memories}) > 1:
+        return "Merge takes records of one origin (forgetting blocks a text in its own)"
+    return None
+
+
+def kept_first(records: Sequence[Memory]) -> Memory:
+    """The record a merge keeps unless the text says otherwise: an active one, pinned
+    first, then the longest text (its text prefills the editor)."""
+    return max(records, key=lambda m: (m.active, m.pinned, len(m.content), m.updated_at))
+
+
+def merge_plan(
+    name: str, records: Sequence[Memory], text: str, marked: Mapping[str, int] | None = None
+) -> list[Step]:
+    """The writes that merge ``records`` into one with ``text``, in order: a correct of
+    the record kept, then a forget of each other one (the verb's parts).
+
+    The record kept is the one whose text is ``text`` already, if any (else
+    ``kept_first``): pi's correct and forget also take every same-text record of the
+    origin, so a record with the kept text must be the one corrected, and a record
+    with the same text as one already taken is left to that write. ``marked``: the
+    revisions the records had when marked (a record changed since is refused)."""
+    fix, drop = (named(p) for p in named(name).parts[::-1])
+    same = [m for m in records if fp(m.content) == fp(text)]
+    keep = same[0] if same else kept_first(records)
+    taken = {fp(keep.content): keep.id}
+
+    def changed(m: Memory) -> tuple[int, str | None]:
+        revision = marked.get(m.id, m.revision) if marked else m.revision
+        if revision == m.revision:
+            return revision, None
+        return (
+            revision,
+            f"Memory changed since you marked it (revision {revision}, now {m.revision})",
+        )
+
+    revision, refusal = changed(keep)
+    steps = [Step(keep.id, keep.content, fix.name, revision,
+                  refusal or correction_refusal(text), None, text)]  # fmt: skip
+    for m in records:
+        if m.id == keep.id:
+            continue
+        revision, refusal = changed(m)
+        unchanged = None
+        if m.status == "forgotten":
+            unchanged = "already forgotten"
+        elif (by := taken.setdefault(fp(m.content), m.id)) != m.id:
+            unchanged = f"forgotten with {by} (the same text)"
+        steps.append(Step(m.id, m.content, drop.name, revision, refusal,
+                          None if refusal else unchanged))  # fmt: skip
+    if steps[0].refusal:  # nothing is forgotten for a text that is not kept
+        why = f"not written: {keep.id} cannot be corrected"
+        steps[1:] = [replace(s, refusal=s.refusal or why, unchanged=None) for s in steps[1:]]
     return steps
 
 

@@ -34,24 +34,22 @@ from store import Changed, CorruptRow, Memory, MemoryStore, Refused, Replaced, S
 from store.js import iso
 
 from .appstate import Batch
-from .bulk import AnyStep, UndoStep, plan
+from .bulk import AnyStep, UndoStep, kept_first, merge_plan, merge_problem, plan
 from .keys import reopen_hint
 from .messages import ReloadWanted, StoreFailed
 from .screens.confirm import (
     ConfirmScreen,
+    blocks_note,
     bulk_dialog,
-    conflict_dialog,
-    forget_dialog,
-    incorrect_dialog,
-    inverse_of,
-    undo_cost,
+    pair_dialog,
     undo_dialog,
+    verb_dialog,
 )
 from .screens.correct import edit_correction
 from .screens.prompt import PromptScreen
 from .state import DashboardState, Row
 from .text import one_line
-from .verbs import BULK_VERBS, Target, Verb, named, op_for
+from .verbs import BULK_VERBS, Target, Verb, inverse_of, named, op_for
 
 GROUPS = ("curator-write", "curator-bulk", "curator-lookup")
 """The worker groups of the Curator's flows (tests wait for them to settle)."""
@@ -115,7 +113,7 @@ class Curator:
     # ------------------------------------------------------------ one record
 
     def curate(self, row: Row | None, name: str) -> None:
-        """Write the verb ``name`` on one record (conflict is two: see ``conflict``)."""
+        """Write the verb ``name`` on one record (a pair: see ``pair``; several: ``merge``)."""
         memory = self.usable(row)
         if memory is None:
             return
@@ -125,19 +123,17 @@ class Curator:
         what = named(op_for(name, memory.pinned))
         target = Target(memory.id, memory.revision)
         if what.asks == "confirm":
-            duplicates = len(self.state.duplicates(memory))
+            duplicates = len(self.state.duplicates(memory)) if what.with_duplicates else 0
 
             def dialog(effect: str = "") -> ConfirmScreen:
-                if what.name == "incorrect":
-                    return incorrect_dialog(memory.content, duplicates, effect)
-                return forget_dialog(memory.content, effect)
+                return verb_dialog(what, memory.content, duplicates, effect)
 
             if what.becomes is not None and self.state.injections is not None:
                 self._run("curator-lookup", self._ask_proved(memory, what, target, dialog))
             else:
                 self.ask(dialog(), what.name, lambda s: what.call(s, target))
         elif what.asks == "text":
-            self._edit_correction(memory)
+            self._edit_correction(memory, what)
         elif what.asks == "event":
             self._run("curator-lookup", self._undo_last(memory.id))
         elif what.asks == "origin":
@@ -149,16 +145,57 @@ class Curator:
         else:
             self.write(what.name, lambda s: what.call(s, target))
 
-    def conflict(self, first: Memory, second: Memory) -> None:
-        """Mark ``first`` and ``second`` as contradicting, after the conflict dialog."""
+    def pair(self, first: Memory, second: Memory, name: str) -> None:
+        """Write the verb ``name`` that takes a pair on ``first`` and ``second``, after
+        its dialog."""
+        what = named(name)
         target = Target(first.id, first.revision, other_id=second.id)
         self.ask(
-            conflict_dialog(first.content, second.content),
-            "conflict",
-            lambda s: named("conflict").call(s, target),
+            pair_dialog(what, first.content, second.content),
+            what.name,
+            lambda s: what.call(s, target),
         )
 
-    def _edit_correction(self, row: Memory) -> None:
+    def merge(self, rows: Sequence[Row], name: str, marks: Mapping[str, int] | None = None) -> None:
+        """Merge ``rows`` with the verb ``name`` (it takes several): the user edits the
+        text kept (prefilled with ``bulk.kept_first``'s), sees every write, then they
+        are written as one batch (``marks``: the revisions when the rows were marked)."""
+        why = merge_problem(rows)
+        if why is not None:
+            self.app.notify(why, title="Nothing merged", severity="warning")
+            return
+        if self.refused() or self.state.store is None:
+            return
+        records = [r for r in rows if isinstance(r, Memory)]
+        first = kept_first(records)
+
+        def edited(text: str | None) -> None:
+            if text is not None:
+                self._preview_merge(name, records, text, marks)
+
+        edit_correction(self.app, first.id, first.content, edited)
+
+    def _preview_merge(
+        self, name: str, records: Sequence[Memory], text: str, marks: Mapping[str, int] | None
+    ) -> None:
+        steps = merge_plan(name, records, text, marks)
+        scope = records[0].scope
+        blocked = [(scope, t) for t in dict.fromkeys(s.text for s in steps if s.writes)]
+        notes = [blocks_note(blocked), *self._grouping_notes()]
+        dialog = bulk_dialog(
+            f"Merge {len(records)} records into {steps[0].memory_id}?",
+            steps,
+            notes,
+            grouped=not self._grouping_notes(),
+        )
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self._run("curator-bulk", self._write_many(name, steps))
+
+        self.app.push_screen(dialog, done)
+
+    def _edit_correction(self, row: Memory, what: Verb) -> None:
         def done(text: str | None) -> None:
             if text is None:
                 return
@@ -166,7 +203,7 @@ class Curator:
                 self.app.notify("Text unchanged: nothing written")
                 return
             target = Target(row.id, row.revision, text=text)
-            self.write("correct", lambda s: named("correct").call(s, target))
+            self.write(what.name, lambda s: what.call(s, target))
 
         edit_correction(self.app, row.id, row.content, done)
 
@@ -269,13 +306,15 @@ class Curator:
             )
             return
         first = rows[-1] if rows else None
-        if name == "incorrect":
-            also = len(rows) - 1
-            text = "Marked incorrect: quarantined" + (f" with {also} duplicate(s)" if also else "")
-            self.app.notify(f"{text}; r resolves it, 3 marks it accurate", title="Saved")
-        else:
-            target = f" · {first.id}" if first is not None else ""
-            self.app.notify(f"{named(name).done}{target}", title="Saved")
+        what = named(name)
+        also = len(rows) - 1 if what.with_duplicates else 0
+        self.app.notify(
+            what.done.format(
+                id=first.id if first is not None else "",
+                also=f" with {also} duplicate(s)" if also else "",
+            ),
+            title="Saved",
+        )
         self.state.written(rows)
 
     # ------------------------------------------------------------ many records
@@ -287,7 +326,7 @@ class Curator:
             return False
         if self.refused():
             return True
-        if name == "adopt":
+        if named(name).asks == "origin":
             self.ask_origin(lambda origin: self._preview_bulk(name, marks, arrived, origin))
         else:
             self._preview_bulk(name, marks, arrived, "")
@@ -299,7 +338,7 @@ class Curator:
         rows = {r.id: r for r in self.state.rows}
         steps = plan(name, marks, rows)
         op = steps[0].op if steps else name
-        into = f" {origin}" if op == "adopt" else ""  # "adopt into /home/you/app"
+        into = f" {origin}" if named(op).asks == "origin" else ""  # "adopt into /home/you/app"
         title = f"{named(op).words.capitalize()}{into}: {len(steps)} marked record(s)?"
         notes = []
         if arrived:
@@ -334,7 +373,7 @@ class Curator:
         if isinstance(step, UndoStep):
             target = Target(event_id=step.event_id)
         else:
-            target = Target(step.memory_id, step.revision, origin=origin)
+            target = Target(step.memory_id, step.revision, step.new_text, origin=origin)
         return await named(step.op).call(store, target)
 
     async def _write_many(self, op: str, steps: Sequence[AnyStep], origin: str = "") -> None:
@@ -361,6 +400,9 @@ class Curator:
                 ids.update(dict.fromkeys((await store.event(event_id)).record_ids))
             except Refused as exc:  # this record only: the next one is written
                 refused.append((step.text or step.memory_id or step.target, str(exc)))
+                if named(op).parts and n == 0:  # a merge's correct: nothing else is written
+                    stopped, left = str(exc), len(writing) - 1
+                    break
             except StoreError as exc:  # the store cannot be written: none of the rest is
                 stopped, left = str(exc), len(writing) - n
                 break
@@ -384,7 +426,9 @@ class Curator:
             return None  # the first write will say what is wrong
         at = iso(self.state.clock())
         targets = [s.target for s in writing]
-        return remembered.begin_batch(op, writing[0].op, at, targets, after)
+        return remembered.begin_batch(
+            op, op if named(op).parts else writing[0].op, at, targets, after
+        )
 
     def _tell_bulk(
         self,
@@ -450,7 +494,7 @@ class Curator:
         def done(yes: bool | None) -> None:
             if dialog.chose_instead:  # pin or unpin: the layer back, nothing blocked
                 memory_id = str(preview[0][0].get("id", ""))
-                self.curate(self.state.find(memory_id), "pin")
+                self.curate(self.state.find(memory_id), inverse)
             elif yes:
                 self.write("undo", lambda s: named("undo").call(s, target))
 
@@ -491,7 +535,7 @@ class Curator:
 
         inverse = next(iter(inverses)) if len(inverses) == 1 else ""
         instead = f"{inverse.capitalize()} the {len(steps)}" if inverse else ""
-        notes = [undo_cost(blocked)] if blocked else []
+        notes = [blocks_note(blocked)] if blocked else []
         dialog = bulk_dialog(title, steps, notes, instead=instead)
 
         def done(yes: bool | None) -> None:

@@ -18,6 +18,7 @@ from store.js import fp
 from store.provenance import NOT_STATED, best_passage, searched_text
 
 from .text import one_line
+from .verbs import UNFAVOURABLE
 
 Row = Memory | CorruptRow
 
@@ -146,7 +147,7 @@ def build(
     for m in records:
         turns = injected.get(m.id, 0) if injected else 0
         verdicts = [v.verdict for v in (m.utility, m.accuracy) if v is not None]
-        bad = [v for v in verdicts if v in ("unhelpful", "incorrect")]
+        bad = [v for v in verdicts if v in UNFAVOURABLE]
         if turns >= COSTLY and bad and m.status != "forgotten":
             add("costly", (m,), f"injected in {turns} turns of pi's sessions, marked "
                 f"{' and '.join(bad)}: correct it or forget it", 1 / (1 + turns))  # fmt: skip

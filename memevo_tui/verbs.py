@@ -9,19 +9,29 @@ list of records (``widgets.memory_list``), the palette (``commands``), the bulk
 planner (``bulk``), the views' toasts, the help screen (through the keys) and the
 command line (``cli.parser``, ``cli.run``).
 
+A verb takes one record, a pair (the second chosen by marking the first and pressing
+the key again on the other: conflict) or several (the marked records, or a Review
+pair: merge, made of other verbs' writes). No module outside this one handles a
+verb by its name: what differs between verbs is a field here
+(``tests/test_verbs.py`` fails on a comparison with a verb's name elsewhere).
+
 Adding a verb is one entry in ``VERBS`` plus its store call. No Textual here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from store import Memory, MemoryStore
 
 FEEDBACK = ("useful", "unhelpful", "accurate", "incorrect")
 """The verdicts pi records (``store.feedback``)."""
+UNFAVOURABLE = ("unhelpful", "incorrect")
+"""The verdicts that say a record costs the user (Review's "costly")."""
+LAYER_ONLY = frozenset(("layer", "revision", "updatedAt", "reinforcedAt", "suppressedHashes"))
+"""The fields a pin or an unpin changes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +55,18 @@ StoreCall = Callable[[MemoryStore, Target], Awaitable[str | None]]
 """One upstream write: the id of the event it recorded, or None when nothing changed."""
 
 Asks = Literal["", "confirm", "origin", "text", "other", "event"]
+Takes = Literal["one", "pair", "several"]
+
+
+@dataclass(frozen=True, slots=True)
+class Confirm:
+    """The verb's own dialog (``asks="confirm"``, or a pair's): its title, what it warns
+    of (``{also}``: " and its N same-text duplicate(s)", where the verb takes them too),
+    and its yes button."""
+
+    title: str
+    warning: str
+    yes: str
 
 
 def _never(m: Memory) -> str | None:
@@ -93,6 +115,24 @@ class Verb:
     becomes: Callable[[Memory], Memory] | None = None
     """The record as recall will see it once written (its confirmation proves the fix
     on the project's recent prompts first); None: not proved."""
+    takes: Takes = "one"
+    """One record; a pair (the first marked, then the key again on the other); or
+    several (the marked records, or a Review pair)."""
+    second: str = ""
+    """A pair: what to do once the first record is marked."""
+    confirm: Confirm | None = None
+    """Its dialog, when it asks for a yes (or takes a pair)."""
+    toggle: str = ""
+    """The verb its key writes instead on a record it already applies to (pin: unpin)."""
+    decides: bool = False
+    """One of Review's decisions (its key acts on the highlighted item's record)."""
+    on_recall: bool = True
+    """Its key works in the recall preview's list of candidates."""
+    parts: tuple[str, ...] = ()
+    """A verb made of other verbs' writes (merge: a forget of each other record, then a
+    correct of the one kept), journaled as one batch; its ``call`` is never used."""
+    with_duplicates: bool = False
+    """Its write takes the record's same-text duplicates too, and its toast says so."""
 
     @property
     def binding_id(self) -> str:
@@ -106,6 +146,10 @@ class Verb:
 def _quarantined(m: Memory) -> Memory:
     """pi stores a record marked incorrect as conflicted: never recalled."""
     return replace(m, status="conflicted")
+
+
+async def _made_of_parts(store: MemoryStore, target: Target) -> str | None:
+    raise TypeError("a verb made of parts is written as its parts, one batch")
 
 
 def _inactive(m: Memory) -> str | None:
@@ -126,6 +170,14 @@ def _feedback(verdict: str) -> StoreCall:
     return lambda s, t: s.feedback(t.memory_id, verdict, expected_revision=t.revision)
 
 
+_INCORRECT = Confirm(
+    "Mark this memory incorrect?",
+    "This quarantines the record{also}: pi stores them as conflicted, never recalls them, "
+    "and blocks the text from being learned again. r resolves it; 3 (accurate) replaces "
+    "the verdict.",
+    "Incorrect",
+)
+
 _FEEDBACK_KEYS = {
     "useful": ("1", "Feedback: useful", "Feedback: useful"),
     "unhelpful": ("2", "Feedback: unhelpful", "Feedback: unhelpful"),
@@ -145,13 +197,15 @@ VERBS: tuple[Verb, ...] = (
         "Pin",
         "Pin or unpin the record",
         "Pin or unpin the selected memory",
-        "Pinned",
+        "Pinned · {id}",
         "Pinned {n}",
         "pin",
         footer=True,
         bulk=True,
         refusal=_inactive,
         unchanged=lambda m: "already pinned" if m.pinned else None,
+        toggle="unpin",
+        decides=True,
         cli="pin",
         cli_help="pin an active memory",
     ),
@@ -162,7 +216,7 @@ VERBS: tuple[Verb, ...] = (
         "Unpin",
         "Unpin the record (p on a pinned one)",
         "",
-        "Unpinned",
+        "Unpinned · {id}",
         "Unpinned {n}",
         "unpin",
         cli="unpin",
@@ -176,12 +230,17 @@ VERBS: tuple[Verb, ...] = (
             verdict.capitalize(),
             tooltip,
             palette,
-            f"Feedback recorded: {verdict}",
+            f"Feedback recorded: {verdict} · {{id}}"
+            if verdict != "incorrect"
+            else "Marked incorrect: quarantined{also}; r resolves it, 3 marks it accurate",
             f"Marked {{n}} {verdict}",
             f"mark {verdict}",
             bulk=True,
             asks="confirm" if verdict == "incorrect" else "",
+            confirm=_INCORRECT if verdict == "incorrect" else None,
             becomes=_quarantined if verdict == "incorrect" else None,
+            with_duplicates=verdict == "incorrect",
+            decides=True,
             refusal=_inactive,
             unchanged=_already(verdict),
             cli="feedback",
@@ -197,13 +256,21 @@ VERBS: tuple[Verb, ...] = (
         "Forget",
         "Forget (asks first)",
         "Forget the selected memory",
-        "Forgotten",
+        "Forgotten · {id}",
         "Forgot {n}",
         "forget",
         footer=True,
         bulk=True,
         asks="confirm",
+        confirm=Confirm(
+            "Forget this memory?",
+            "The record becomes a tombstone (kept in history, undoable); its text is "
+            "blocked from being learned again in this origin.",
+            "Forget",
+        ),
         becomes=lambda m: replace(m, status="forgotten"),
+        decides=True,
+        on_recall=False,
         cli="forget",
         cli_help="forget a memory (it stays in history)",
     ),
@@ -214,11 +281,12 @@ VERBS: tuple[Verb, ...] = (
         "Correct",
         "Correct the text in $VISUAL or $EDITOR (else in a built-in editor)",
         "Correct the selected memory's text",
-        "Corrected",
+        "Corrected · {id}",
         "Corrected {n}",
         "correct",
         footer=True,
         asks="text",
+        decides=True,
         cli="correct",
         cli_help="replace a memory's text (it becomes a confirmed manual correction)",
         cli_args=("id", "text"),
@@ -230,11 +298,12 @@ VERBS: tuple[Verb, ...] = (
         "Resolve",
         "Resolve a conflicted record as confirmed",
         "Resolve a conflicted memory",
-        "Resolved as confirmed",
+        "Resolved as confirmed · {id}",
         "Resolved {n}",
         "resolve as confirmed",
         bulk=True,
         refusal=lambda m: None if m.status == "conflicted" else "Memory is not conflicted",
+        decides=True,
         cli="resolve",
         cli_help="resolve a conflicted memory as confirmed",
     ),
@@ -245,13 +314,35 @@ VERBS: tuple[Verb, ...] = (
         "Conflict",
         "Mark, then pick the contradicting record and press again",
         "Mark two memories as conflicting",
-        "Marked as conflicting",
+        "Marked as conflicting · {id}",
         "Marked {n} as conflicting",
         "mark as conflicting",
         asks="other",
+        takes="pair",
+        second="Marked for conflict: select the contradicting record (same origin) and "
+        "press c again; esc cancels",
+        confirm=Confirm("Quarantine both as conflicting?", "", "Conflict"),
+        on_recall=False,
         cli="conflict",
         cli_help="mark two active memories of one origin as contradicting",
         cli_args=("id", "other_id"),
+    ),
+    Verb(
+        "merge",
+        _made_of_parts,
+        "M",
+        "Merge",
+        "Merge near-duplicates into one: the marked records, or a Review pair (you edit "
+        "the text kept; the others are forgotten)",
+        "Merge the marked memories, or a Review pair, into one",
+        "Merged into {id}",
+        "Merged {n} writes",
+        "merge",
+        asks="text",
+        takes="several",
+        parts=("forget", "correct"),
+        decides=True,
+        on_recall=False,
     ),
     Verb(
         "adopt",
@@ -260,7 +351,7 @@ VERBS: tuple[Verb, ...] = (
         "Adopt",
         "Adopt an unscoped legacy record into an origin (asks which)",
         "Adopt an unscoped legacy memory into an origin",
-        "Adopted",
+        "Adopted · {id}",
         "Adopted {n}",
         "adopt into",
         bulk=True,
@@ -279,7 +370,7 @@ VERBS: tuple[Verb, ...] = (
         "Undo",
         "Undo the record's last event (shows a preview)",
         "Undo the selected record's last event",
-        "Undone",
+        "Undone · {id}",
         "Undid {n}",
         "undo",
         footer=True,
@@ -294,10 +385,14 @@ BY_NAME: dict[str, Verb] = {v.name: v for v in VERBS}
 KEYED: tuple[Verb, ...] = tuple(v for v in VERBS if v.key)
 """The verbs with a key of their own, in the order help and the palette list them."""
 BULK_VERBS: tuple[str, ...] = tuple(v.name for v in VERBS if v.bulk)
+DECISIONS: tuple[str, ...] = tuple(v.binding_id for v in KEYED if v.decides)
+"""The binding ids of Review's decisions."""
+ON_RECALL: tuple[str, ...] = tuple(v.binding_id for v in KEYED if v.on_recall)
+"""The binding ids of the curation keys in the recall preview's list."""
 PI_WRITES = ("capture", "learn", "import")
 """What pi itself writes to the log, named as History names its events: a local
 capture, a learning run and a legacy import (the rest of the log is these verbs)."""
-LOGGED: tuple[str, ...] = PI_WRITES + tuple(v.name for v in VERBS)
+LOGGED: tuple[str, ...] = PI_WRITES + tuple(v.name for v in VERBS if not v.parts)
 """Every verb an event of the log can show (History's ``verb:`` filter)."""
 CLI_VERBS: dict[str, Verb] = {}
 """Each command-line write verb, and the first verb written by it (its help, arguments)."""
@@ -313,4 +408,36 @@ def named(name: str) -> Verb:
 
 def op_for(name: str, pinned: bool) -> str:
     """The operation a key's verb writes on a record: ``p`` on a pinned one unpins it."""
-    return "unpin" if name == "pin" and pinned else name
+    toggle = BY_NAME[name].toggle if name in BY_NAME else ""
+    return toggle if toggle and pinned else name
+
+
+def inverse_of(plan: list[tuple[dict[str, Any], dict[str, Any]]]) -> str:
+    """The verb that undoes ``plan``'s one record's layer change without blocking its
+    text (the pin verb or its toggle), or "" when the event did more, or to more records.
+    ``plan``: an undo preview's (current, restored) pairs."""
+    if len(plan) != 1:
+        return ""
+    current, after = plan[0]
+    changed = {k for k in {*current, *after} if current.get(k) != after.get(k)}
+    if "layer" not in changed or not changed <= LAYER_ONLY:
+        return ""
+    pin = next(v for v in VERBS if v.toggle)
+    return pin.toggle if current.get("layer") == "pinned" else pin.name
+
+
+def wrote(name: str, target: str, actor: str, reason: str, record_ids: Sequence[str]) -> bool:
+    """Is an event (its actor, reason and records) the write the verb ``name`` makes for
+    ``target`` (a record; the event undone, for undo)? A verb made of parts: any part."""
+    verb = BY_NAME.get(name)
+    if actor != "manual" or verb is None:
+        return False
+    if verb.parts:
+        return any(wrote(part, target, actor, reason, record_ids) for part in verb.parts)
+    if verb.asks == "event":
+        return reason == f"Undo {target}"
+    if verb.name in FEEDBACK:
+        matched = reason.startswith(f"Feedback {verb.name}: ")
+    else:
+        matched = reason == verb.name
+    return matched and target in record_ids

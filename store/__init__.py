@@ -4,6 +4,7 @@ It never imports Textual or ``memevo_tui``: scripts and tests use it directly.
 """
 
 from .clock import Clock, clock_from_env, fixed_clock, system_clock
+from .curation import correction_refusal
 from .errors import (
     Busy,
     CannotOpen,
@@ -72,6 +73,7 @@ __all__ = [
     "UnsupportedSchema",
     "check_store_file",
     "clock_from_env",
+    "correction_refusal",
     "default_db_path",
     "fixed_clock",
     "system_clock",

@@ -154,9 +154,10 @@ class Curation(Writer):
         self, memory_id: str, text: str, *, expected_revision: int | None = None
     ) -> str:
         """§4.4: replace the content; the record becomes a confirmed manual correction."""
+        why = correction_refusal(text)
+        if why is not None:
+            raise Refused(why)
         content = js_trim(redact(text))
-        if not 4 <= js_len(content) <= 800 or "[REDACTED" in content:
-            raise Refused("Correction must be 4\u2013800 characters without credentials")
         async with self.transaction() as db:
             record = await self._require(db, memory_id, expected_revision)
             at = self.now_iso()
@@ -274,3 +275,11 @@ class Curation(Writer):
                 await self.block(db, after)
             restored = [r for _, r in plan]
             return await self.write(db, "manual", f"Undo {event_id}", restored, str(row[0]))
+
+
+def correction_refusal(text: str) -> str | None:
+    """Upstream's refusal of ``text`` as a correction (§4.4), in its words; None: taken."""
+    content = js_trim(redact(text))
+    if not 4 <= js_len(content) <= 800 or "[REDACTED" in content:
+        return "Correction must be 4\u2013800 characters without credentials"
+    return None

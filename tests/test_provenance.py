@@ -13,7 +13,7 @@ from store import MemoryStore, fixed_clock
 from store.provenance import GROUNDED, NOT_STATED, best_passage, passages
 from store.sessions import branch, find_session, locate, parse_source_id, read_session
 
-from apphelpers import make_app, select, settle, until, wait_loaded
+from apphelpers import make_app, press, select, settle, until, wait_loaded
 from conftest import FIXTURE_NOW, FIXTURES
 
 SESSIONS = FIXTURES / "sessions"
@@ -137,9 +137,10 @@ def test_a_missing_session_folder_still_shows_the_source_text(
     assert code == 0 and "session file not found" in out and "[[" in out
 
 
-async def test_enter_opens_the_provenance_pane_with_the_passage_and_the_session(
+async def test_enter_enter_opens_the_provenance_pane_with_the_passage_and_the_session(
     realistic: Path,
 ) -> None:
+    from memevo_tui.screens.menu import Menu
     from memevo_tui.screens.provenance import ProvenanceScreen
 
     app = make_app(realistic)
@@ -147,6 +148,8 @@ async def test_enter_opens_the_provenance_pane_with_the_passage_and_the_session(
         await wait_loaded(pilot)
         app.state.sessions = SESSIONS
         await select(pilot, full_id(realistic, COPIED))
+        await press(pilot, "enter")  # the record menu: where it came from is its first line
+        assert isinstance(app.screen, Menu)
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ProvenanceScreen)
                     and app.screen.loaded is not None, "the pane")  # fmt: skip
@@ -176,7 +179,7 @@ async def test_the_hostile_store_s_panes_show_text_as_text(hostile: Path) -> Non
         await wait_loaded(pilot)
         for memory_id in ("7042e72354913d256b6571ab", "00935da45ffdf0161938e323"):
             await select(pilot, memory_id)
-            await pilot.press("enter")
+            await pilot.press("P")
             await until(pilot, lambda: isinstance(app.screen, ProvenanceScreen)
                         and app.screen.loaded is not None, "the pane")  # fmt: skip
             shown = app.screen.plain  # type: ignore[attr-defined]

@@ -527,7 +527,9 @@ async def test_in_a_browser_tab_the_timeline_draws_and_enter_turns_the_dial(
 
 
 @pytest.mark.browser
-async def test_in_a_browser_tab_enter_shows_where_a_memory_came_from(realistic: Path) -> None:
+async def test_in_a_browser_tab_the_record_menu_shows_where_a_memory_came_from(
+    realistic: Path,
+) -> None:
     async_playwright = browser_or_skip()
     with serving("--db", str(realistic)) as served:
         async with async_playwright() as playwright:
@@ -541,7 +543,10 @@ async def test_in_a_browser_tab_enter_shows_where_a_memory_came_from(realistic: 
                 screen = "window.__memevoScreen()"
                 await page.wait_for_function(f"{screen}.includes('shown of 205')", timeout=60_000)
                 await page.focus(".xterm-helper-textarea")
-                await page.keyboard.press("Enter")
+                await page.keyboard.press("Enter")  # the record menu
+                await page.wait_for_function(f"{screen}.includes('Where it came from')",
+                                             timeout=60_000)  # fmt: skip
+                await page.keyboard.press("Enter")  # its first line
                 await page.wait_for_function(
                     f"{screen}.includes('The memory') && {screen}.includes('Source ') && "
                     f'({screen}.includes("of the claim\'s words"))',

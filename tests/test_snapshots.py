@@ -176,7 +176,7 @@ def test_provenance(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) ->
 
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
     app.state.sessions = FIXTURES / "sessions"
-    keys = ["slash", *"807775ca", "enter", "enter"]
+    keys = ["slash", *"807775ca", "enter", "enter", "enter"]  # the menu, its first line
     assert snap_compare(app, terminal_size=size, run_before=then_loaded(*keys))
 
 
@@ -192,8 +192,23 @@ def test_provenance_of_a_claim_its_source_never_states(snap_compare: Any, tmp_pa
 def test_provenance_on_the_hostile_store(snap_compare: Any, tmp_path: Path) -> None:
     app = make_app(snapshot_copy("hostile.sqlite", tmp_path))
     app.state.sessions = tmp_path / "no-sessions"
-    keys = ["slash", *"7042e723", "enter", "enter"]
+    keys = ["slash", *"7042e723", "enter", "P"]
     assert snap_compare(app, terminal_size=(80, 24), run_before=then_loaded(*keys))
+
+
+@SIZES
+def test_record_menu(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    keys = ["slash", *"914865763607d795d17d5853", "enter", "enter"]
+    assert snap_compare(app, terminal_size=size, run_before=then(*keys))
+
+
+def test_merge_preview(snap_compare: Any, tmp_path: Path) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    pair = "id:e95e2126a08864e18d8594a1,cf8f3f95303d31090296a36f"
+    text = "Runbook for k3s node replacement: written, reviewed, merged."
+    keys = ["slash", *pair, "enter", "ctrl+a", "M", "f7", *text, "ctrl+s"]
+    assert snap_compare(app, terminal_size=(80, 24), run_before=then(*keys))
 
 
 def then_loaded(*keys: str) -> Before:

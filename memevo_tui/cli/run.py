@@ -266,7 +266,7 @@ async def _write_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -
     elif event_id is None:
         o.line("Feedback unchanged (nothing to record)")
     else:
-        label = "Undo recorded" if verb == "undo" else "Update recorded"
+        label = "Undo recorded" if named(name).asks == "event" else "Update recorded"
         o.line(f"{label}: {event_id}")
     return EXIT_OK
 

@@ -15,7 +15,7 @@ from textual.widgets import Button, Static
 
 from ..bulk import AnyStep, left_as_they_are, tally
 from ..text import one_line, visible
-from ..verbs import named
+from ..verbs import Confirm, Verb, named
 from ..widgets.event_diff import describe_undo
 from .dialog import Dialog
 
@@ -102,31 +102,32 @@ def _proved(summary: Text, effect: str) -> Text:
     return summary
 
 
-def forget_dialog(content: str, effect: str = "") -> ConfirmScreen:
-    """Asks before forgetting a record whose text is ``content`` (``effect``: what it
-    does to recent turns, when pi's sessions were replayed)."""
-    summary = _proved(Text(
-        "The record becomes a tombstone (kept in history, undoable); its text is "
-        "blocked from being learned again in this origin.",
-        style="italic",
-    ), effect)  # fmt: skip
+def verb_dialog(verb: Verb, content: str, duplicates: int = 0, effect: str = "") -> ConfirmScreen:
+    """Asks before the verb's write on a record whose text is ``content``, in the verb's
+    own words (``duplicates``: its same-text twins the write takes too; ``effect``: what
+    it does to recent turns, when pi's sessions were replayed)."""
+    confirm = verb.confirm or Confirm(f"{verb.label}?", "", verb.label)
+    also = f" and its {duplicates} same-text duplicate(s)" if duplicates else ""
+    summary = _proved(Text(confirm.warning.format(also=also), style="italic"), effect)
     detail = Text(visible(content, keep_newlines=True))
-    return ConfirmScreen("Forget this memory?", detail, summary=summary, yes="Forget")
+    return ConfirmScreen(confirm.title, detail, summary=summary, yes=confirm.yes)
 
 
-def conflict_dialog(first: str, second: str) -> ConfirmScreen:
-    """Asks before quarantining two records (their texts) as contradicting each other."""
+def pair_dialog(verb: Verb, first: str, second: str) -> ConfirmScreen:
+    """Asks before a verb that takes a pair, showing both records' texts."""
+    confirm = verb.confirm or Confirm(f"{verb.label} these two?", "", verb.label)
     detail = Text()
     detail.append(visible(first, keep_newlines=True))
     detail.append("\n  ≠\n", style="bold")
     detail.append(visible(second, keep_newlines=True))
-    return ConfirmScreen("Quarantine both as conflicting?", detail, yes="Conflict")
+    summary = Text(confirm.warning, style="italic") if confirm.warning else ""
+    return ConfirmScreen(confirm.title, detail, summary=summary, yes=confirm.yes)
 
 
-def undo_cost(texts: Sequence[tuple[str, str]]) -> str:
-    """What an undo does besides restoring (pi's §4.9): it blocks each undone text in
-    its origin, even when the text did not change (undoing a pin or a verdict).
-    ``texts``: (origin, text) of each record it writes."""
+def blocks_note(texts: Sequence[tuple[str, str]]) -> str:
+    """What a write does besides its change: it blocks each text in its origin (an undo,
+    pi's §4.9, even when the text did not change, as when undoing a pin or a verdict;
+    a forget or a correct, the old text). ``texts``: (origin, text) of each record."""
     origins = sorted({one_line(origin) for origin, _ in texts})
     where = origins[0] if len(origins) == 1 else f"{len(origins)} origins"
     if len(texts) == 1:
@@ -147,43 +148,13 @@ def undo_dialog(
         summary.append(f"{one_line(str(current.get('id', '')))}: ", style="bold")
         summary.append(one_line(text, 100) + "\n")
     if texts:
-        summary.append(undo_cost(texts), style="italic")
+        summary.append(blocks_note(texts), style="italic")
     if instead:
         summary.append(f"\n{instead.capitalize()} instead (i): the same layer back, and "
                        "nothing is blocked.",
                        style="bold")  # fmt: skip
     label = f"{instead.capitalize()} instead" if instead else ""
     return ConfirmScreen("Undo", detail, summary=summary, yes="Undo", instead=label)
-
-
-LAYER_ONLY = frozenset(("layer", "revision", "updatedAt", "reinforcedAt", "suppressedHashes"))
-"""What undoing a pin or an unpin writes (the layer back, and the blocked text the undo
-adds): an undo that writes no more has an inverse verb that blocks nothing."""
-
-
-def inverse_of(plan: list[tuple[dict[str, Any], dict[str, Any]]]) -> str:
-    """The verb that undoes ``plan``'s one record's layer change without blocking its
-    text ("pin" or "unpin"), or "" when the event did more, or to more records."""
-    if len(plan) != 1:
-        return ""
-    current, after = plan[0]
-    changed = {k for k in {*current, *after} if current.get(k) != after.get(k)}
-    if "layer" not in changed or not changed <= LAYER_ONLY:
-        return ""
-    return "unpin" if current.get("layer") == "pinned" else "pin"
-
-
-def incorrect_dialog(content: str, duplicates: int, effect: str = "") -> ConfirmScreen:
-    """Asks before marking a record incorrect, saying what that quarantines."""
-    also = f" and its {duplicates} same-text duplicate(s)" if duplicates else ""
-    summary = _proved(Text(
-        f"This quarantines the record{also}: pi stores them as conflicted, never recalls "
-        "them, and blocks the text from being learned again. r resolves it; 3 (accurate) "
-        "replaces the verdict.",
-        style="italic",
-    ), effect)  # fmt: skip
-    detail = Text(visible(content, keep_newlines=True))
-    return ConfirmScreen("Mark this memory incorrect?", detail, summary=summary, yes="Incorrect")
 
 
 def bulk_dialog(
@@ -212,6 +183,8 @@ def bulk_dialog(
             )
         else:
             table.add_row(named(step.op).words, text)
+        if step.new_text and step.new_text != step.text and not step.refusal:
+            table.add_row(Text("  into", style="bold"), Text(one_line(step.new_text, 90)))
     writes, unchanged, refused = tally(steps)
     one = " (one undo in the history undoes them all)" if grouped else ""
     head = Text(

@@ -38,7 +38,7 @@ from ..views.memories import MemoriesView
 from ..views.registry import VIEWS
 from ..when import HELP, BadMoment, moment, parse_moment
 from ..widgets.app_footer import AppFooter
-from ..widgets.memory_list import MemoryList
+from ..widgets.memory_list import MemoryList, RecordMenuRequested
 from ..widgets.split import Split
 from ..widgets.status_line import StatusLine
 from ..widgets.virtual_list import VirtualList
@@ -187,7 +187,7 @@ class Dashboard(Screen[None]):
 
     def action_escape(self) -> None:
         if not self.views[self.active].leave():
-            self.memories.drop_conflict_mark()  # a pending conflict mark, from any view
+            self.memories.drop_pair_mark()  # a pending pair's first record, from any view
 
     def action_filter(self) -> None:
         self.views[self.active].start_filter()
@@ -393,7 +393,8 @@ class Dashboard(Screen[None]):
         """A curation key in Search or Recall: the record as loaded now, curated in place."""
         row = message.row
         current = self.state.find(row.id) if row is not None else None
-        self.memories.curate(current or row, message.verb)
+        group = [self.state.find(r.id) or r for r in message.group]
+        self.memories.curate(current or row, message.verb, group=group)
 
     def on_show_provenance(self, message: ShowProvenance) -> None:
         """P on any list of records (enter in the memory list): where it came from."""
@@ -401,6 +402,29 @@ class Dashboard(Screen[None]):
 
         state, memory_id = self.state, message.memory_id
         self.app.push_screen(ProvenanceScreen(memory_id, lambda: state.provenance(memory_id)))
+
+    def on_record_menu_requested(self, message: RecordMenuRequested) -> None:
+        """``enter`` or ``.`` on a record: the menu of what can be done to it."""
+        from ..keys import key_for
+        from .record_menu import COPY, PROVENANCE, VERB, VIEW, record_menu, view_query
+
+        source, record = message.source, message.record
+        offered = {b.id for b in source.BINDINGS if isinstance(b, Binding) and b.id}
+
+        async def picked(choice: str | None) -> None:
+            current = self.state.find(record.id)
+            row = current if current is not None else record
+            if choice == PROVENANCE:
+                self.on_show_provenance(ShowProvenance(record.id))
+            elif choice and choice.startswith(VIEW):
+                view = choice.removeprefix(VIEW)
+                await self.on_show_view(ShowView(view, "show_query", (view_query(view, record),)))
+            elif choice and choice.startswith(VERB):
+                self.memories.curate(row, choice.removeprefix(VERB))
+            elif choice and choice.startswith(COPY):
+                source.action_yank(choice.removeprefix(COPY) == "text")
+
+        self.app.push_screen(record_menu(record, offered, lambda b: key_for(self.app, b)), picked)
 
     async def on_show_view(self, message: ShowView) -> None:
         """A view's request for another, routed by the registry's id (``ShowView``)."""

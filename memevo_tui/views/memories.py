@@ -4,11 +4,12 @@ A curation key here (or in Search, Recall and Review, through the main screen)
 reaches ``curate``, which hands the record, or the marked records, to the Curator
 (``curator.py``), which writes them; the rows it wrote come back through the shared
 state, and ``state_changed`` repaints them in place. This view keeps the marks
-(``marks.py``) and a pending conflict mark (``c``, then ``c`` on the other record).
+(``marks.py``) and a pending pair's first record (``c``, then ``c`` on the other: conflict).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -26,6 +27,7 @@ from ..screens.menu import BACKUP, export_menu, sort_menu
 from ..screens.prompt import export_prompt
 from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, OwnWrite, Reloaded, Row
 from ..text import one_line
+from ..verbs import Verb, named
 from ..view import SORT_KEYS, SORTS, parse_filter
 from ..widgets.memory_browser import MemoryBrowser
 from ..widgets.memory_detail import MemoryDetail
@@ -58,15 +60,6 @@ class MemoriesView(MarkingView):
             tooltip="Show or hide forgotten and conflicted records",
         ),
         Binding(
-            "enter",
-            "provenance",
-            "Source",
-            id="memory.provenance",
-            show=False,
-            tooltip="Where the memory came from: its sources, the passage that states it, "
-            "pi's session around it",
-        ),
-        Binding(
             "ctrl+e",
             "export",
             "Export",
@@ -86,7 +79,8 @@ class MemoriesView(MarkingView):
 
     def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
-        self.conflict_mark: Memory | None = None
+        self.pair_mark: tuple[Memory, Verb] | None = None
+        """A verb that takes a pair, and its first record, marked (``c``)."""
         self._first_page = False
         """A first screenful is shown (the newest rows inserted), the rest loading."""
 
@@ -136,7 +130,8 @@ class MemoriesView(MarkingView):
                 )
         elif isinstance(change, OwnWrite):
             browser.put(change.rows)
-            if change.bulk and change.bulk != "undo" and not change.stopped:
+            undid = change.bulk and named(change.bulk).asks == "event"
+            if change.bulk and not undid and not change.stopped:
                 self.clear_marks()  # written: the marks have done their work
         elif isinstance(change, LiveChanged):
             self.note_arrivals(change.added)
@@ -165,8 +160,9 @@ class MemoriesView(MarkingView):
         ]
         if view.query:
             parts.append(f"filter: {view.query}")
-        if self.conflict_mark is not None:
-            parts.append(f"conflict mark: {self.conflict_mark.id}")
+        if self.pair_mark is not None:
+            first, what = self.pair_mark
+            parts.append(f"{what.name} mark: {first.id}")
         return parts
 
     @property
@@ -174,9 +170,6 @@ class MemoriesView(MarkingView):
         return super().busy or self.browser.busy
 
     # ------------------------------------------------------------ what the list shows
-
-    def action_provenance(self) -> None:
-        self.memory_list.action_provenance()
 
     def action_toggle_hidden(self) -> None:
         show = self.browser.toggle_hidden()
@@ -213,16 +206,17 @@ class MemoriesView(MarkingView):
         self.browser.open_for(query)
 
     def leave(self) -> bool:
-        """esc: drop a conflict mark, leave the filter box, drop the marks, then clear the
+        """esc: drop a pair's mark, leave the filter box, drop the marks, then clear the
         filter, one at a time."""
-        return self.drop_conflict_mark() or self.leave_box() or self.drop_marks() or super().leave()
+        return self.drop_pair_mark() or self.leave_box() or self.drop_marks() or super().leave()
 
-    def drop_conflict_mark(self) -> bool:
-        """Forget a pending conflict mark (esc); False when there was none."""
-        if self.conflict_mark is None:
+    def drop_pair_mark(self) -> bool:
+        """Forget a pending pair's first record (esc); False when there was none."""
+        if self.pair_mark is None:
             return False
-        self.conflict_mark = None
-        self.notify("Conflict mark cleared")
+        what = self.pair_mark[1]
+        self.pair_mark = None
+        self.notify(f"{what.label} mark cleared")
         self.post_message(StatusChanged())
         return True
 
@@ -299,27 +293,36 @@ class MemoriesView(MarkingView):
         message.stop()
         self.curate(message.row, message.verb, many=True)
 
-    def curate(self, row: Row | None, verb: str, *, many: bool = False) -> None:
+    def curate(
+        self, row: Row | None, verb: str, *, many: bool = False, group: Sequence[Row] = ()
+    ) -> None:
         """Apply a curation verb to ``row`` (from this list, or asked by another view);
-        with ``many`` and records marked, to every marked record. The Curator writes;
-        this view keeps the marks and a pending conflict mark."""
+        with ``many`` and records marked, to every marked record; ``group``: the records
+        a verb that takes several acts on when nothing is marked (a Review pair). The
+        Curator writes; this view keeps the marks and a pending pair's first record."""
+        what = named(verb)
+        if what.takes == "several":
+            if many and self.marks:
+                rows = [self.state.find(i) for i in self.marks]
+                found = [r for r in rows if r is not None]
+                self.curator.merge(found, verb, dict(self.marks))
+            else:
+                self.curator.merge(group or ([row] if row is not None else []), verb)
+            return
         if many and self.marks and self.curator.bulk(verb, self.marks, self.arrived):
             return
-        if verb != "conflict":
+        if what.takes == "one":
             self.curator.curate(row, verb)
         elif (memory := self.curator.usable(row)) is not None:
-            self._mark_conflict(memory)
+            self._mark_pair(memory, what)
 
-    def _mark_conflict(self, row: Memory) -> None:
-        mark = self.conflict_mark
-        if mark is None or mark.id == row.id:
-            self.conflict_mark = row
-            self.notify(
-                "Marked for conflict: select the contradicting record (same origin) and "
-                "press c again; esc cancels"
-            )
+    def _mark_pair(self, row: Memory, what: Verb) -> None:
+        mark = self.pair_mark
+        if mark is None or mark[0].id == row.id or mark[1] != what:
+            self.pair_mark = (row, what)
+            self.notify(what.second)
             self.post_message(StatusChanged())
             return
-        self.conflict_mark = None
+        self.pair_mark = None
         self.post_message(StatusChanged())
-        self.curator.conflict(mark, row)
+        self.curator.pair(mark[0], row, what.name)

@@ -47,6 +47,9 @@ class ViewEntry:
     """The bindings active in it beyond the dashboard's and every list's."""
     help: Keys | None = None
     """The bindings help lists under ``scope`` (default: ``keys``)."""
+    of_record: tuple[str, ...] = ()
+    """How the record menu offers this view for one record: its line, and the filter
+    that shows the record here (``{id}``: the record's id); () not offered."""
 
     @property
     def cls(self) -> type[BaseView]:
@@ -128,6 +131,7 @@ VIEWS: tuple[ViewEntry, ...] = (
         "Show event history",
         "history",
         _of("views.history:HistoryView", "widgets.event_list:EventList"),
+        of_record=("Its history (every event)", "{id}"),
     ),
     ViewEntry(
         "learning",
@@ -192,6 +196,7 @@ VIEWS: tuple[ViewEntry, ...] = (
         "Show the turns: what pi injected, prompt by prompt",
         "turns",
         _of("widgets.turn_list:SessionList", "widgets.turn_list:TurnList"),
+        of_record=("Its turns (prompts pi gave it to)", "record:{id}"),
     ),
 )
 """The views, in the order of their tabs."""

@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from store import StoreError
-from store.turns import RECALL_VERSION
+from store.turns import RECALL_VERSION, Turn
 
 from ..filters import Field, Query
 from ..messages import ShowView, StatusChanged, StoreFailed
@@ -30,14 +30,22 @@ from ..widgets.split import Split
 from ..widgets.turn_list import SessionList, TurnDetail, TurnList
 from .base import FilteringView
 
-FIELDS = (Field("project", ("p", "o", "origin")),)
+FIELDS = (
+    Field("project", ("p", "o", "origin")),
+    Field("record", ("r", "id"), whole=True),
+)
 
 
-def prompt_matches(text: str, project: str, q: Query) -> bool:
-    """Does a prompt (its text, in its project) pass the Turns filter?"""
+def prompt_matches(turn: Turn, project: str, q: Query) -> bool:
+    """Does a prompt (its turn, in its project) pass the Turns filter? ``record:ID``:
+    pi injected that record (an id or its start) into it then."""
     if (projects := q.values("project")) and not any(p in project.casefold() for p in projects):
         return False
-    folded = text.casefold()
+    if (ids := q.values("record")) and not any(
+        i.startswith(want) for want in ids for i in turn.then or ()
+    ):
+        return False
+    folded = turn.prompt.text.casefold()
     return all(w in folded for w in q.words)
 
 
@@ -174,7 +182,7 @@ class TurnsView(FilteringView):
         if not (q.words or q.fields):
             return self.sessions
         return [s for s in self.sessions if any(
-            prompt_matches(t.prompt.text, s.session.project, q) for t in s.turns
+            prompt_matches(t, s.session.project, q) for t in s.turns
         )]  # fmt: skip
 
     def refilter(self) -> None:
@@ -187,7 +195,7 @@ class TurnsView(FilteringView):
         self.opened = row
         turn_list = self.query_one(TurnList)
         q, project = self.filter_query, row.session.project
-        turn_list.set_rows([t for t in row.turns if prompt_matches(t.prompt.text, project, q)])
+        turn_list.set_rows([t for t in row.turns if prompt_matches(t, project, q)])
         self.query_one(SessionList).display = False
         turn_list.display = True
         if focus:

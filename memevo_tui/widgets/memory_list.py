@@ -77,6 +77,39 @@ PROVENANCE_BINDING = Binding(
 )
 """On every list of records: where the highlighted one came from."""
 
+MENU_BINDING = Binding(
+    "full_stop",
+    "menu",
+    "Menu",
+    id="record.menu",
+    show=False,
+    tooltip="What can be done to the record: where it came from, its history and turns, "
+    "each verb that applies, copying its id or text (enter in the memory list and search)",
+)
+"""On every list of records: a menu of what can be done to the highlighted one."""
+
+
+class RecordMenuRequested(Message):
+    """``.`` (or ``enter``) on a list of records: the menu of what can be done to it."""
+
+    def __init__(self, source: VirtualList[Any], record: Memory) -> None:
+        super().__init__()
+        self.source = source
+        self.record = record
+
+    @property
+    def control(self) -> VirtualList[Any]:
+        return self.source
+
+
+def ask_menu(source: VirtualList[Any], record: Row | None) -> None:
+    """Ask for the record menu of ``record`` (a corrupt row has none)."""
+    if isinstance(record, Memory):
+        source.post_message(RecordMenuRequested(source, record))
+    else:
+        source.notify("No memory selected" if record is None else "A corrupt row has no menu",
+                      severity="warning")  # fmt: skip
+
 
 def _only_origin(rows: Sequence[Row]) -> str | None:
     """The scope all ``rows`` share, or None (it stops at the second one it meets)."""
@@ -131,7 +164,18 @@ class MemoryList(VirtualList[Row]):
         "memory-list--marked",
     }
 
-    BINDINGS: ClassVar[list[BindingType]] = [*CURATION_BINDINGS, PROVENANCE_BINDING]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *CURATION_BINDINGS,
+        PROVENANCE_BINDING,
+        Binding(
+            "enter,full_stop",
+            "menu",
+            "Menu",
+            id=MENU_BINDING.id,
+            show=False,
+            tooltip=MENU_BINDING.tooltip,
+        ),
+    ]
 
     class Highlighted(VirtualList.Highlighted):
         """The highlighted memory changed."""
@@ -140,11 +184,15 @@ class MemoryList(VirtualList[Row]):
         """The user asked for a curation verb on the highlighted record (of any list of
         records: this one, or the recall preview's)."""
 
-        def __init__(self, source: VirtualList[Any], row: Row | None, verb: str) -> None:
+        def __init__(
+            self, source: VirtualList[Any], row: Row | None, verb: str, group: Sequence[Row] = ()
+        ) -> None:
             super().__init__()
             self.source = source
             self.row = row
             self.verb = verb
+            self.group = tuple(group)
+            """The records a verb that takes several acts on (a Review pair)."""
 
         @property
         def control(self) -> VirtualList[Any]:
@@ -237,3 +285,6 @@ class MemoryList(VirtualList[Row]):
 
     def action_curate(self, verb: str) -> None:
         self.post_message(self.CurationRequested(self, self.highlighted, verb))
+
+    def action_menu(self) -> None:
+        ask_menu(self, self.highlighted)

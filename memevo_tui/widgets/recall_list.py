@@ -11,7 +11,14 @@ from store.recall import STATUS_REASONS, Candidate
 from ..glyphs import STATE_GLYPHS
 from ..messages import ShowProvenance, ShowRecord
 from ..text import one_line
-from .memory_list import CURATION_BINDINGS, PROVENANCE_BINDING, MemoryList
+from ..verbs import ON_RECALL
+from .memory_list import (
+    CURATION_BINDINGS,
+    MENU_BINDING,
+    PROVENANCE_BINDING,
+    MemoryList,
+    ask_menu,
+)
 from .virtual_list import Column, VirtualList
 
 SHORT_REASONS: dict[str, str] = {
@@ -92,8 +99,9 @@ class RecallList(VirtualList[Candidate]):
             id="recall.goto",
             tooltip="Jump to this record in the memory list",
         ),
-        *(b for b in CURATION_BINDINGS if b.id not in ("memory.forget", "memory.conflict")),
+        *(b for b in CURATION_BINDINGS if b.id in ON_RECALL),
         PROVENANCE_BINDING,
+        MENU_BINDING,
     ]
 
     class Highlighted(VirtualList.Highlighted):
@@ -133,6 +141,10 @@ class RecallList(VirtualList[Candidate]):
     def yank_text(self, row: Candidate, long: bool) -> tuple[str, str] | None:
         m = row.memory
         return (m.content, "its text") if long else (m.id, "its id")
+
+    def action_menu(self) -> None:
+        row = self.highlighted
+        ask_menu(self, None if row is None else row.memory)
 
     def action_curate(self, verb: str) -> None:
         """A curation key, on the highlighted record, in place: the preview re-runs."""

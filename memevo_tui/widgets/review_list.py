@@ -13,12 +13,16 @@ from ..glyphs import KIND_CODES, STATE_GLYPHS
 from ..messages import ShowProvenance, ShowRecord
 from ..review import URGENT, Item
 from ..text import one_line
+from ..verbs import DECISIONS
 from ..view import origin_name
-from .memory_list import CURATION_BINDINGS, PROVENANCE_BINDING, MemoryList
+from .memory_list import (
+    CURATION_BINDINGS,
+    MENU_BINDING,
+    PROVENANCE_BINDING,
+    MemoryList,
+    ask_menu,
+)
 from .virtual_list import Column, VirtualList
-
-DECISIONS = ("memory.pin", "memory.useful", "memory.unhelpful", "memory.accurate",
-             "memory.incorrect", "memory.forget", "memory.correct", "memory.resolve")  # fmt: skip
 
 
 def review_cells(item: Item, side: int = 0) -> dict[str, str]:
@@ -59,6 +63,7 @@ class ReviewList(VirtualList[Item]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *(b for b in CURATION_BINDINGS if b.id in DECISIONS),
         PROVENANCE_BINDING,
+        MENU_BINDING,
         Binding(
             "n",
             "keep",
@@ -131,12 +136,16 @@ class ReviewList(VirtualList[Item]):
         if item is None:
             self.notify("Nothing to review", severity="warning")
             return
-        self.post_message(MemoryList.CurationRequested(self, self.record(item), verb))
+        self.post_message(MemoryList.CurationRequested(self, self.record(item), verb, item.records))
 
     def action_provenance(self) -> None:
         item = self.highlighted
         if item is not None:
             self.post_message(ShowProvenance(self.record(item).id))
+
+    def action_menu(self) -> None:
+        item = self.highlighted
+        ask_menu(self, None if item is None else self.record(item))
 
     def action_keep(self) -> None:
         if self.highlighted is not None:
