@@ -4,6 +4,7 @@ checked."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from textual.widgets import OptionList
@@ -49,16 +50,12 @@ def test_the_menu_offers_what_applies_to_the_record_with_its_key(realistic: Path
     assert "verb:adopt" not in choices  # not an unscoped legacy record
     assert "verb:merge" not in choices  # it takes several records
     assert choices["copy:id"].split()[-1] == "y" and choices["copy:text"].split()[-1] == "Y"
-    pinned = dict(record_choices(record.__class__(**{**_fields(record), "layer": "pinned"}),
-                                 EVERY_KEY, lambda binding: binding[1]))  # fmt: skip
+    pinned = dict(record_choices(replace(record, layer="pinned"), EVERY_KEY,
+                                 lambda binding: binding[1]))  # fmt: skip
     assert pinned["verb:pin"].split() == ["Unpin", "p"]
     # a verb is offered where its key works: the recall preview has no forget
     assert "verb:forget" not in dict(record_choices(record, EVERY_KEY - {"memory.forget"},
                                                     lambda binding: binding[1]))  # fmt: skip
-
-
-def _fields(record: Memory) -> dict[str, object]:
-    return {name: getattr(record, name) for name in record.__slots__}  # type: ignore[attr-defined]
 
 
 async def test_enter_on_a_record_opens_its_menu_and_a_line_does_what_it_says(
