@@ -121,7 +121,15 @@ class Regrouped:
     """The app's journal of bulk actions changed (a batch cut short was reconciled)."""
 
 
-Change = Reloaded | OwnWrite | LiveChanged | Failed | LiveToggled | Dialed | Regrouped | Warned
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """pi's sessions were replayed: each record's recall log is known (``injections``)."""
+
+
+Change = (
+    Reloaded | OwnWrite | LiveChanged | Failed | LiveToggled | Dialed | Regrouped | Warned
+    | Replayed
+)  # fmt: skip
 
 
 def at(rows: Sequence[Row], when_ms: float) -> list[Row]:
@@ -319,6 +327,10 @@ class DashboardState:
     def injection_counts(self) -> dict[str, int] | None:
         """How many replayed turns injected each record (None: not replayed yet)."""
         return None if self.injections is None else self.injections.counts()
+
+    def injection_last(self) -> dict[str, float] | None:
+        """When a replayed turn last injected each record (None: not replayed yet)."""
+        return None if self.injections is None else self.injections.last_moments()
 
     def injected_line(self, memory_id: str) -> str | None:
         """The record's recall log in a line (None: pi's sessions are not replayed yet)."""
@@ -556,6 +568,11 @@ class DashboardState:
 
     def regrouped(self) -> None:
         self._tell(Regrouped())
+
+    def replayed(self, log: InjectionLog) -> None:
+        """The Turns view's replay ended: every view may now read each recall log."""
+        self.injections = log
+        self._tell(Replayed())
 
     def fail(self, message: str, cause: str) -> None:
         self.failure, self.problem = message, cause

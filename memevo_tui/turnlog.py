@@ -97,10 +97,15 @@ class InjectionLog:
         for found in self._by_id.values():
             found.sort(key=lambda t: t.prompt.moment_ms)
         self._counts = {memory_id: len(found) for memory_id, found in self._by_id.items()}
+        self._last = {i: float(found[-1].prompt.moment_ms) for i, found in self._by_id.items()}
 
     def counts(self) -> dict[str, int]:
         """How many turns injected each record (those injected at all; not to change)."""
         return self._counts
+
+    def last_moments(self) -> dict[str, float]:
+        """When the last turn that injected each record was (those injected at all)."""
+        return self._last
 
     def of(self, memory_id: str) -> list[Turn]:
         """The turns that injected the record, oldest first."""

@@ -191,11 +191,33 @@ SORT_KEYS: dict[str, tuple[str, Callable[[Memory], SortKey]]] = {
     "feedback": ("feedback", _feedback_rank),
     "content": ("content", lambda m: m.content.casefold()),
     "share": ("share of its horizon left", time_left),
+    "injected": ("injected in turns (pi's sessions replayed)", lambda m: 0),
+    "last_injected": ("last injected (pi's sessions replayed)", lambda m: 0.0),
 }
+BY_RECALL_LOG = frozenset(("injected", "last_injected"))
+"""The sorts read from the recall log (``sort_key`` keys them; else every record ties)."""
 SORT_ORDER = tuple(SORT_KEYS)
 SORTS = tuple(key for key in SORT_ORDER if key != "share")
 """The sorts the memory list's menu and the palette offer."""
-DEFAULT_DESCENDING = frozenset(("updated", "confirmed", "share", "evidence", "feedback"))
+DEFAULT_DESCENDING = frozenset(
+    ("updated", "confirmed", "share", "evidence", "feedback", "injected", "last_injected")
+)
+
+
+def sort_key(
+    sort: str,
+    injected: Mapping[str, int] | None = None,
+    last: Mapping[str, float] | None = None,
+) -> Callable[[Memory], SortKey]:
+    """The key of the sort ``sort``; ``injected``, ``last``: each record's count of
+    replayed turns that injected it, and the last one's moment (the recall log)."""
+    if sort == "injected":
+        counts = injected or {}
+        return lambda m: counts.get(m.id, 0)
+    if sort == "last_injected":
+        moments = last or {}
+        return lambda m: moments.get(m.id, 0.0)
+    return SORT_KEYS[sort][1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,10 +244,12 @@ def order_view(
     view: View,
     cache: dict[str, str] | None = None,
     injected: Mapping[str, int] | None = None,
+    last: Mapping[str, float] | None = None,
 ) -> tuple[list[Row], Filter, dict[str, SortKey]]:
     """``apply_view``, with each shown record's sort key by id (``insertion_point``
     places a record arriving later among them without sorting again). ``injected``:
-    each record's count of replayed turns that injected it (None: not replayed)."""
+    each record's count of replayed turns that injected it (None: not replayed);
+    ``last``: the moment of the last one (the ``last_injected`` sort)."""
     f = parse_filter(view.query)
     if f.injected and injected is None:
         f = replace(f, errors=(*f.errors, NOT_REPLAYED))
@@ -242,7 +266,7 @@ def order_view(
             row, f, cache, injected
         ):
             shown.append(row)
-    key = SORT_KEYS[view.sort][1]
+    key = sort_key(view.sort, injected, last)
     keys = {m.id: key(m) for m in shown}  # each key made once, not once per comparison
     shown.sort(key=_by_id)
     shown.sort(key=lambda m: keys[m.id], reverse=view.descending)
@@ -254,14 +278,18 @@ def _by_id(m: Memory) -> str:
 
 
 def insertion_point(
-    listed: Sequence[Row], keys: dict[str, SortKey], record: Memory, view: View
+    listed: Sequence[Row],
+    keys: dict[str, SortKey],
+    record: Memory,
+    view: View,
+    key_of: Callable[[Memory], SortKey] | None = None,
 ) -> int:
     """Where ``record`` goes in ``listed`` (as ``order_view`` orders it: corrupt rows
     first, then by sort key, ties by id), by a binary search; ``keys``: the sort key
     of each listed record, as ``order_view`` gave them (a record not in it is keyed
-    now)."""
-    sort_key = SORT_KEYS[view.sort][1]
-    key, rid, descending = sort_key(record), record.id, view.descending
+    now, by ``key_of``: default the sort's own key)."""
+    keyed = key_of or sort_key(view.sort)
+    key, rid, descending = keyed(record), record.id, view.descending
     lo, hi = 0, len(listed)
     while lo < hi:
         mid = (lo + hi) // 2
@@ -269,7 +297,7 @@ def insertion_point(
         if isinstance(row, CorruptRow):
             lo = mid + 1  # corrupt rows stay on top
             continue
-        other = keys[row.id] if row.id in keys else sort_key(row)
+        other = keys[row.id] if row.id in keys else keyed(row)
         if other == key:
             before = row.id < rid
         else:

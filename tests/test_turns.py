@@ -409,6 +409,47 @@ async def test_the_memory_list_filters_by_how_often_pi_injected_a_record(realist
         assert 10 <= len(rows.rows) < len(visible)
 
 
+async def test_the_memory_list_sorts_by_how_often_and_how_lately_pi_injected_a_record(
+    realistic: Path,
+) -> None:
+    from pilot_keys import open_turns
+
+    from memevo_tui.view import View, order_view
+    from memevo_tui.views.memories import MemoriesView
+    from memevo_tui.views.turns import TurnsView
+    from memevo_tui.widgets.memory_list import MemoryList
+
+    from apphelpers import Notes, make_app, press, until
+
+    rows = [m for m in await _records(realistic) if m.active][:3]
+    a, b, c = (m.id for m in rows)
+    listed = order_view(rows, View(sort="injected"), None, {b: 3, c: 12}, {b: 9.0, c: 1.0})[0]
+    assert [r.id for r in listed] == [c, b, a]
+    listed = order_view(rows, View(sort="last_injected"), None, {b: 3, c: 12}, {b: 9.0, c: 1.0})[0]
+    assert [r.id for r in listed] == [b, c, a]
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        notes = Notes(app)
+        app.state.sessions = SESSIONS
+        view = app.query_one(MemoriesView)
+        view.sort_by("injected")  # not replayed yet: said, and the sort is left as it is
+        assert "open Turns (n)" in notes.last() and view.browser.view.sort == "updated"
+        await open_turns()(pilot)
+        turns = [t for s in app.query_one(TurnsView).sessions for t in s.turns]
+        counts: dict[str, int] = {}
+        for t in turns:
+            for i in t.then or ():
+                counts[i] = counts.get(i, 0) + 1
+        await press(pilot, "m")
+        view.sort_by("injected")
+        memory_list = app.query_one(MemoryList)
+        most = max(counts.values())
+        await until(pilot, lambda: counts.get(memory_list.rows[0].id) == most, "the sort")
+        shown = [counts.get(r.id, 0) for r in memory_list.rows]
+        assert shown == sorted(shown, reverse=True)
+
+
 async def test_dormant_soon_is_news_only_near_the_end_and_what_costs_most_comes_first(
     realistic: Path,
 ) -> None:

@@ -25,10 +25,20 @@ from ..export import BadExport, ExportRequest, Format, atomic_file, export, form
 from ..messages import StatusChanged
 from ..screens.menu import BACKUP, export_menu, sort_menu
 from ..screens.prompt import export_prompt
-from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, OwnWrite, Reloaded, Row
+from ..state import (
+    Change,
+    DashboardState,
+    Dialed,
+    Failed,
+    LiveChanged,
+    OwnWrite,
+    Reloaded,
+    Replayed,
+    Row,
+)
 from ..text import one_line
 from ..verbs import Verb, named
-from ..view import SORT_KEYS, SORTS, parse_filter
+from ..view import BY_RECALL_LOG, SORT_KEYS, SORTS, parse_filter
 from ..widgets.memory_browser import MemoryBrowser
 from ..widgets.memory_detail import MemoryDetail
 from ..widgets.memory_list import MemoryList
@@ -108,8 +118,6 @@ class MemoriesView(MarkingView):
         # the recall log may have come since (the Turns view replayed pi's sessions)
         for detail in self.query(MemoryDetail):
             detail.show_recall_log()
-        if parse_filter(self.browser.view.query).injected:  # it waited for those counts
-            self.browser.apply()
 
     def state_changed(self, change: Change) -> None:
         browser, memory_list = self.browser, self.memory_list
@@ -137,6 +145,10 @@ class MemoriesView(MarkingView):
             self.note_arrivals(change.added)
             browser.put(change.rows)
             memory_list.flash({r.id for r in change.rows})
+        elif isinstance(change, Replayed):
+            view = browser.view
+            if view.sort in BY_RECALL_LOG or parse_filter(view.query).injected:
+                browser.apply()  # sorted or filtered by the recall log, known now
         elif isinstance(change, Failed) and change.message:
             memory_list.empty_text = change.message
             memory_list.refresh()
@@ -183,7 +195,7 @@ class MemoriesView(MarkingView):
             if key == view.sort:
                 self.browser.reverse_sort()
             elif key is not None:
-                self.browser.sort_by(key)
+                self.sort_by(key)
 
         self.app.push_screen(sort_menu(keys, view.sort, view.descending), picked)
 
@@ -191,6 +203,13 @@ class MemoriesView(MarkingView):
         self.browser.reverse_sort()
 
     def sort_by(self, key: str) -> None:
+        if key in BY_RECALL_LOG and self.state.injections is None:
+            self.notify(
+                "This sort reads each record's recall log: open Turns (n) once to replay "
+                "pi's sessions",
+                severity="warning",
+            )
+            return
         self.browser.sort_by(key)
 
     @property

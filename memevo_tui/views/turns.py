@@ -138,7 +138,7 @@ class TurnsView(FilteringView):
         if message.sessions is None:
             return
         self.sessions = message.sessions
-        self.state.injections = InjectionLog(message.sessions)  # each record's recall log
+        self.state.replayed(InjectionLog(message.sessions))  # each record's recall log
         session_list = self.query_one(SessionList)
         session_list.empty_text = (
             f"No pi session files under {self.state.sessions} (--sessions DIR reads another)."

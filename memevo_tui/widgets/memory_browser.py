@@ -23,12 +23,12 @@ from ..filters import say
 from ..state import DashboardState, Row
 from ..view import (
     DEFAULT_DESCENDING,
-    SORT_KEYS,
     SortKey,
     View,
     apply_view,
     insertion_point,
     order_view,
+    sort_key,
 )
 from .debounced_input import DebouncedInput
 from .filter_box import FilterBox
@@ -90,7 +90,11 @@ class MemoryBrowser(Vertical):
         if reloaded:
             self.haystacks.clear()
         rows, parsed, self._keys = order_view(
-            self.state.rows, self.view, self.haystacks, self.state.injection_counts()
+            self.state.rows,
+            self.view,
+            self.haystacks,
+            self.state.injection_counts(),
+            self.state.injection_last(),
         )
         memory_list = self.memory_list
         memory_list.sort_key = self.view.sort
@@ -132,9 +136,10 @@ class MemoryBrowser(Vertical):
         for at in sorted(leaving, reverse=True):  # bottom up: the others stay put
             self._keys.pop(memory_list.rows[at].id, None)
             memory_list.remove_row(at)
-        key = SORT_KEYS[self.view.sort][1]
+        key = sort_key(self.view.sort, self.state.injection_counts(), self.state.injection_last())
         for m in coming:
-            memory_list.insert_row(insertion_point(memory_list.rows, self._keys, m, self.view), m)
+            at = insertion_point(memory_list.rows, self._keys, m, self.view, key)
+            memory_list.insert_row(at, m)
             self._keys[m.id] = key(m)
         self.post_message(self.Changed())
 
