@@ -143,7 +143,9 @@ class Curator:
                 )
             )
         else:
-            self.write(what.name, lambda s: what.call(s, target))
+            proved = what.becomes is not None and self.state.injections is not None
+            self.write(what.name, lambda s: what.call(s, target),
+                       prove=(memory, what, target) if proved else None)  # fmt: skip
 
     def pair(self, first: Memory, second: Memory, name: str) -> None:
         """Write the verb ``name`` that takes a pair on ``first`` and ``second``, after
@@ -203,7 +205,14 @@ class Curator:
                 self.app.notify("Text unchanged: nothing written")
                 return
             target = Target(row.id, row.revision, text=text)
-            self.write(what.name, lambda s: what.call(s, target))
+            if what.becomes is None or self.state.injections is None:
+                self.write(what.name, lambda s: what.call(s, target))
+                return
+
+            def dialog(effect: str = "") -> ConfirmScreen:  # the fix proved, then asked
+                return verb_dialog(what, f"{row.content}\n  →\n{text}", 0, effect)
+
+            self._run("curator-lookup", self._ask_proved(row, what, target, dialog))
 
         edit_correction(self.app, row.id, row.content, done)
 
@@ -212,17 +221,23 @@ class Curator:
     ) -> None:
         """Ask, having proved the write on the project's recent prompts: the same replay
         as the Turns view's, on the records as they would be after it."""
+        effect = await self._proof(memory, what, target)
+        self.ask(dialog(effect), what.name, lambda s: what.call(s, target))
+
+    async def _proof(self, memory: Memory, what: Verb, target: Target) -> str:
+        """What writing ``what`` on ``memory`` does to its project's recent prompts, by
+        the Turns view's replay on the records as they would be after it ("": not known)."""
         from .turnlog import fix_effect
 
-        effect = ""
         log, becomes = self.state.injections, what.becomes
         try:
             index = await self.state.recall_index()
-            if log is not None and index is not None and becomes is not None:
-                effect = await asyncio.to_thread(fix_effect, log, index, memory, becomes(memory))
+            if log is None or index is None or becomes is None:
+                return ""
+            after = becomes(memory, target)
+            return await asyncio.to_thread(fix_effect, log, index, memory, after)
         except StoreError:
-            effect = ""
-        self.ask(dialog(effect), what.name, lambda s: what.call(s, target))
+            return ""
 
     def ask(self, dialog: ConfirmScreen, name: str, op: Write) -> None:
         """Write ``op`` once the user says yes to ``dialog``."""
@@ -249,17 +264,24 @@ class Curator:
             done,
         )
 
-    def write(self, name: str, op: Write) -> None:
-        """Run one store write; a curation key pressed meanwhile waits for its answer."""
+    def write(
+        self, name: str, op: Write, *, prove: tuple[Memory, Verb, Target] | None = None
+    ) -> None:
+        """Run one store write; a curation key pressed meanwhile waits for its answer.
+        ``prove``: the record, verb and target of a write that asks nothing: what it does
+        to recent turns is worked out first and said in its toast."""
         self._writing += 1
-        self._run("curator-write", self._write(name, op))
+        self._run("curator-write", self._write(name, op, prove))
 
-    async def _write(self, name: str, op: Write) -> None:
+    async def _write(
+        self, name: str, op: Write, prove: tuple[Memory, Verb, Target] | None = None
+    ) -> None:
         """Run one store write, read back the records it changed, and report it."""
         try:
             store = self.state.store
             if store is None:
                 return
+            effect = await self._proof(*prove) if prove is not None else ""
             try:
                 event_id: str | None = await op(store)
                 rows: list[Row] = []
@@ -274,7 +296,7 @@ class Curator:
                 self._waiting.clear()
                 self.app.notify(f"The write failed: {exc}", severity="error")
                 return
-            self._tell_written(name, event_id, rows)
+            self._tell_written(name, event_id, rows, effect)
         finally:
             self._wrote()
 
@@ -297,7 +319,9 @@ class Curator:
         if isinstance(error, Changed):
             self.app.post_message(ReloadWanted())
 
-    def _tell_written(self, name: str, event_id: str | None, rows: Sequence[Row]) -> None:
+    def _tell_written(
+        self, name: str, event_id: str | None, rows: Sequence[Row], effect: str = ""
+    ) -> None:
         if event_id is None:
             self.app.notify(
                 f"Feedback {name} accepted but nothing changed (the same verdict is "
@@ -308,13 +332,11 @@ class Curator:
         first = rows[-1] if rows else None
         what = named(name)
         also = len(rows) - 1 if what.with_duplicates else 0
-        self.app.notify(
-            what.done.format(
-                id=first.id if first is not None else "",
-                also=f" with {also} duplicate(s)" if also else "",
-            ),
-            title="Saved",
+        done = what.done.format(
+            id=first.id if first is not None else "",
+            also=f" with {also} duplicate(s)" if also else "",
         )
+        self.app.notify(f"{done}\n{effect}" if effect else done, title="Saved")
         self.state.written(rows)
 
     # ------------------------------------------------------------ many records

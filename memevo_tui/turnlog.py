@@ -152,19 +152,26 @@ def fix_effect(log: InjectionLog, index: Any, before: Memory, after: Memory) -> 
     def injected(ix: Any, p: Prompt) -> tuple[str, ...]:
         return injected_by(ix, p)[0]
 
-    lost = 0
+    lost = gained = 0
     instead: dict[str, int] = {}
     for p in prompts:
         was, will = injected(index, p), injected(changed, p)
         if before.id in was and before.id not in will:
             lost += 1
+        elif before.id in will and before.id not in was:
+            gained += 1
         for other in will:
             if other not in was and other != before.id:
                 instead[other] = instead.get(other, 0) + 1
     head = f"Of the last {len(prompts)} prompt(s) in {where}, "
-    if not lost and not instead:
+    if not lost and not gained and not instead:
         return head + "none would get anything else: this moves no recent turn."
-    line = head + f"{lost} would no longer get this record"
+    said = []
+    if lost or not gained:
+        said.append(f"{lost} would no longer get this record")
+    if gained:
+        said.append(f"{gained} more would get it")
+    line = head + "; ".join(said)
     if instead:
         top, n = max(instead.items(), key=lambda kv: (kv[1], kv[0]))
         line += f"; {n} would get {top[:8]} instead"

@@ -24,7 +24,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from store import Memory, MemoryStore
+from store import Evidence, Memory, MemoryStore
+from store.js import js_trim
+from store.redact import redact
 
 FEEDBACK = ("useful", "unhelpful", "accurate", "incorrect")
 """The verdicts pi records (``store.feedback``)."""
@@ -112,9 +114,10 @@ class Verb:
     cli_args: tuple[str, ...] = ("id",)
     """Its command line's arguments: ``id``, ``verdict``, ``text`` (the rest of the
     line), ``other_id``, ``origin`` or ``event_id``."""
-    becomes: Callable[[Memory], Memory] | None = None
-    """The record as recall will see it once written (its confirmation proves the fix
-    on the project's recent prompts first); None: not proved."""
+    becomes: Callable[[Memory, Target], Memory] | None = None
+    """The record as recall will see it once written, for the write ``Target`` names
+    (its confirmation proves the fix on the project's recent prompts first; a verb
+    that asks nothing says what it did in its toast); None: not proved."""
     takes: Takes = "one"
     """One record; a pair (the first marked, then the key again on the other); or
     several (the marked records, or a Review pair)."""
@@ -143,9 +146,24 @@ class Verb:
         return f"curate({self.name!r})"
 
 
-def _quarantined(m: Memory) -> Memory:
+def _quarantined(m: Memory, t: Target) -> Memory:
     """pi stores a record marked incorrect as conflicted: never recalled."""
     return replace(m, status="conflicted")
+
+
+def _corrected(m: Memory, t: Target) -> Memory:
+    """pi's correct (§4.4): the new text, confirmed, its search terms and verdicts gone,
+    a manual correction's evidence."""
+    at = m.updated_at
+    return replace(
+        m,
+        content=js_trim(redact(t.text)),
+        status="confirmed",
+        search_terms=(),
+        utility=None,
+        accuracy=None,
+        evidence=Evidence("manual_correction", "manual", "manual:", at),
+    )
 
 
 async def _made_of_parts(store: MemoryStore, target: Target) -> str | None:
@@ -204,6 +222,7 @@ VERBS: tuple[Verb, ...] = (
         bulk=True,
         refusal=_inactive,
         unchanged=lambda m: "already pinned" if m.pinned else None,
+        becomes=lambda m, t: replace(m, layer="pinned"),
         toggle="unpin",
         decides=True,
         cli="pin",
@@ -219,6 +238,7 @@ VERBS: tuple[Verb, ...] = (
         "Unpinned · {id}",
         "Unpinned {n}",
         "unpin",
+        becomes=lambda m, t: replace(m, layer="durable"),
         cli="unpin",
         cli_help="unpin a memory",
     ),
@@ -268,7 +288,7 @@ VERBS: tuple[Verb, ...] = (
             "blocked from being learned again in this origin.",
             "Forget",
         ),
-        becomes=lambda m: replace(m, status="forgotten"),
+        becomes=lambda m, t: replace(m, status="forgotten"),
         decides=True,
         on_recall=False,
         cli="forget",
@@ -286,6 +306,13 @@ VERBS: tuple[Verb, ...] = (
         "correct",
         footer=True,
         asks="text",
+        confirm=Confirm(
+            "Correct this memory?",
+            "The record becomes a confirmed manual correction; its old text is blocked "
+            "from being learned again in this origin.",
+            "Correct",
+        ),
+        becomes=_corrected,
         decides=True,
         cli="correct",
         cli_help="replace a memory's text (it becomes a confirmed manual correction)",

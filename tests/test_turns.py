@@ -326,7 +326,7 @@ async def test_review_lists_records_injected_often_while_marked_unhelpful_or_inc
     assert not [i for i in build(rows, {}, []) if i.reason == "costly"]
 
 
-async def test_forget_proves_the_fix_on_the_projects_recent_prompts_before_writing(
+async def test_forget_and_correct_prove_the_fix_before_writing_and_a_pin_says_it_after(
     realistic: Path,
 ) -> None:
     from pilot_keys import open_turns
@@ -335,7 +335,7 @@ async def test_forget_proves_the_fix_on_the_projects_recent_prompts_before_writi
     from memevo_tui.views.turns import TurnsView
     from memevo_tui.widgets.memory_list import MemoryList
 
-    from apphelpers import dialog_text, make_app, press, stored, until
+    from apphelpers import Notes, dialog_text, make_app, press, stored, until
 
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -363,6 +363,21 @@ async def test_forget_proves_the_fix_on_the_projects_recent_prompts_before_writi
         assert f"{said} this record" in text
         await press(pilot, "n")
         assert stored(realistic, record)["status"] != "forgotten"
+        # a correction is proved on the same prompts before it is written
+        content = stored(realistic, record)["content"]
+        await press(pilot, "e")
+        await pilot.press("f7", *"Zebras graze quietly in the savanna at dawn.", "ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the proof")
+        text = " ".join(dialog_text(app.screen).split())
+        assert "Correct this memory?" in text and f"{said} this record" in text
+        await press(pilot, "n")
+        assert stored(realistic, record)["content"] == content  # asked, and refused
+        # a pin asks nothing: what it does to the same prompts is in its toast
+        notes = Notes(app)
+        pinned = stored(realistic, record)["layer"] != "pinned"
+        await press(pilot, "p")
+        await until(pilot, lambda: "Of the last" in notes.last(), "the pin's proof")
+        assert (stored(realistic, record)["layer"] == "pinned") == pinned
 
 
 async def test_the_injected_filter_compares_counts_and_says_when_they_are_not_known(
