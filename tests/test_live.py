@@ -470,22 +470,24 @@ async def test_history_keeps_its_event_when_pi_writes_and_counts_the_new(
         assert events.cursor == 0 and "new above" not in status_line(app)
 
 
-async def test_learning_follows_new_sources_from_the_top_and_counts_them_lower_down(
-    realistic: Path,
-) -> None:
-    """With the cursor on the first source, a new one takes it (as tail -f); lower
-    down, the cursor stays and the status line counts what arrived above."""
+async def test_learning_keeps_its_source_and_counts_new_ones_above(realistic: Path) -> None:
+    """A new source takes neither the cursor nor a line of the screen: with the cursor
+    on the first source, or lower down, it stays on its source, what is on screen holds
+    still, and the status line counts what arrived above until g goes to it."""
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
         await press(pilot, "l")
         sources = app.query_one(SourceList)
         assert sources.cursor == 0
+        first = sources.highlighted
         await asyncio.to_thread(capture_from_another_process, realistic, 1)
         await until(pilot, lambda: sources.rows[0].id.endswith(":00000001"), "the new source")
         await settle(pilot)
-        assert sources.cursor == 0 and sources.highlighted is sources.rows[0]
-        assert "new above" not in status_line(app)
+        assert first is not None and sources.highlighted is not None
+        assert sources.highlighted.id == first.id and sources.cursor == 1
+        assert sources.scroll_y == 1  # its screen line, as before
+        assert "1 new above" in status_line(app)
         await pilot.press("j", "j")
         await settle(pilot)
         on = sources.highlighted
@@ -493,8 +495,10 @@ async def test_learning_follows_new_sources_from_the_top_and_counts_them_lower_d
         await until(pilot, lambda: sources.rows[0].id.endswith(":00000002"), "the second")
         await settle(pilot)
         assert sources.highlighted is not None and on is not None
-        assert sources.highlighted.id == on.id and sources.cursor == 3
-        assert "1 new above" in status_line(app)
+        assert sources.highlighted.id == on.id and sources.cursor == 4
+        assert "2 new above" in status_line(app)
+        await press(pilot, "g")
+        assert sources.cursor == 0 and "new above" not in status_line(app)
 
 
 def capture_from_another_process(path: Path, n: int) -> None:

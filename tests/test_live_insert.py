@@ -90,6 +90,32 @@ async def test_a_new_memory_from_another_process_lands_in_sorted_place(realistic
         assert not sorted_again  # placed by a binary search: the rest were not sorted again
 
 
+async def test_a_new_memory_above_the_cursor_leaves_the_screen_as_it_was_and_is_counted(
+    realistic: Path,
+) -> None:
+    """On the first row, a new memory sorted above it neither takes the highlight nor
+    moves it down: the rows on screen hold still and the status line says "1 new
+    above" until g goes to it."""
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        memory_list = app.query_one("#memory-list", MemoryList)
+        assert memory_list.cursor == 0 and memory_list.scroll_y == 0
+        first = memory_list.highlighted
+        newest = max(r.updated_at for r in memory_list.rows if isinstance(r, Memory))
+        add_elsewhere(realistic, NEW_ID, "A memory learned just now", newest[:-4] + "999Z")
+        await until(pilot, lambda: memory_list.index_of(NEW_ID) == 0, "the new memory")
+        await settle(pilot)
+        assert memory_list.highlighted is first and memory_list.cursor == 1
+        assert memory_list.scroll_y == 1  # the highlight stays on its screen line
+        status = str(app.screen.query_one("#status-line").render())
+        assert "1 new above (g: go to them)" in status
+        await pilot.press("g")
+        await settle(pilot)
+        assert memory_list.cursor == 0 and memory_list.scroll_y == 0
+        assert "new above" not in str(app.screen.query_one("#status-line").render())
+
+
 @pytest.mark.parametrize("descending", [True, False])
 async def test_records_arriving_and_leaving_keep_the_list_in_full_sort_order(
     realistic: Path, descending: bool

@@ -134,15 +134,15 @@ class LearningView(FilteringView):
         self._show()
 
     def _show(self, fresh: Collection[str] = ()) -> None:
-        """The sources the filter keeps. ``fresh``: the ids new to the queue; with the
-        cursor on the first row it follows them (as ``tail -f``), else it stays where it
-        is and the status line counts them."""
+        """The sources the filter keeps. ``fresh``: the ids new to the queue; the cursor
+        and what is on screen stay where they are, and the status line counts those
+        above it ("3 new above", ``g`` goes to them)."""
         q, now = self.filter_query, self.state.now()
         rows = [] if q.errors else [s for s in self.sources if source_matches(s, q, now)]
         source_list = self.query_one(SourceList)
         source_list.now_ms = now
         source_list.empty_text = "No source matches the filter." if self.filtered else "No sources."
-        source_list.set_rows(rows, top=bool(fresh) and source_list.cursor == 0, fresh=fresh)
+        source_list.set_rows(rows, fresh=fresh)
         detail = self.query_one(SourceDetail)
         current = source_list.highlighted
         if current is not None and detail.shown is current and self._detailed == current.id:

@@ -61,6 +61,8 @@ class MarkingView(BaseView):
         self.arrived: set[str] = set()
         """Records that arrived (pi wrote them) since marking began: never marked but
         by hand, and counted in a bulk action's preview."""
+        self.said_new_above = False
+        """The status line counts records new above the cursor (until it reaches them)."""
 
     @property
     def memory_list(self) -> MemoryList:
@@ -134,6 +136,9 @@ class MarkingView(BaseView):
         self._show_marks()
 
     def on_memory_list_highlighted(self, message: MemoryList.Highlighted) -> None:
+        if self.memory_list.new_above == 0 and self.said_new_above:
+            self.said_new_above = False
+            self.post_message(StatusChanged())  # the cursor reached the records new above
         if self._range is not None:
             self._pass(self.memory_list.highlighted)
             self._extend_range()

@@ -143,8 +143,15 @@ class MemoriesView(MarkingView):
                 self.clear_marks()  # written: the marks have done their work
         elif isinstance(change, LiveChanged):
             self.note_arrivals(change.added)
+            was_at, scrolled = memory_list.cursor, round(memory_list.scroll_offset.y)
             browser.put(change.rows)
             memory_list.flash({r.id for r in change.rows})
+            if memory_list.cursor > was_at:  # rows came in above it: the view holds still
+                above = [memory_list.index_of(i) for i in change.added]
+                memory_list.new_above += sum(1 for at in above if at is not None
+                                             and at < memory_list.cursor)  # fmt: skip
+                memory_list.hold_still(scrolled + memory_list.cursor - was_at)
+                self.post_message(StatusChanged())
         elif isinstance(change, Replayed):
             view = browser.view
             if view.sort in BY_RECALL_LOG or parse_filter(view.query).injected:
@@ -170,6 +177,9 @@ class MemoriesView(MarkingView):
             f"sort {view.sort} {arrow}",
             "forgotten/conflicted shown" if view.show_hidden else "forgotten/conflicted hidden (a)",
         ]
+        self.said_new_above = bool(self.memory_list.new_above)
+        if self.said_new_above:
+            parts.append(f"{self.memory_list.new_above:,} new above (g: go to them)")
         if view.query:
             parts.append(f"filter: {view.query}")
         if self.pair_mark is not None:

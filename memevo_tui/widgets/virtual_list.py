@@ -224,6 +224,7 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         While an anchor is held, the anchor's row is kept, else the first row. ``fresh``:
         the keys of rows new to the store; those above the cursor add to ``new_above``."""
         current = self.highlighted
+        was_at, scrolled = self.cursor, round(self.scroll_offset.y)
         anchor = self._anchor
         if keep is None and anchor is not None:
             keep, top = anchor, top or not anchor
@@ -242,7 +243,15 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         if fresh and self.cursor:
             row_key = self.row_key
             self.new_above += sum(1 for r in self.rows[: self.cursor] if row_key(r) in fresh)
+            if self.cursor > was_at and self.new_above:  # rows came in above it: the
+                self.hold_still(scrolled + self.cursor - was_at)  # view stays as it was
         self.refresh()
+
+    def hold_still(self, y: int) -> None:
+        """Scroll to line ``y`` at once: rows that came in above the cursor leave what is
+        on screen where it was (the status line counts them, as a log viewer does)."""
+        self.scroll_to(y=y, animate=False, immediate=True)
+        self.scroll_to_cursor()
 
     def index_of(self, key: str) -> int | None:
         """The position of the row with this key, or None."""
