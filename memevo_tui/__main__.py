@@ -20,8 +20,8 @@ from store import (
     clock_from_env,
     default_db_path,
     fixed_clock,
+    iso,
 )
-from store.js import iso
 
 from . import __version__
 from .cli import EXIT_CANNOT_RUN, add_verbs, execute
@@ -214,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return EXIT_CANNOT_RUN
             workdir = tempfile.TemporaryDirectory(prefix="memevo-demo-")
             _exit_cleanly_on(signal.SIGTERM, signal.SIGHUP)
-            from store.demo import build_demo  # the learner's rules: only for a demo
+            from store import build_demo  # the learner's rules: only for a demo
 
             path = build_demo(Path(workdir.name) / "memory.sqlite", now_ms=clock())
         else:

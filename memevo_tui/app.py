@@ -22,8 +22,7 @@ from textual.binding import BindingType
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
 
-from store import Clock, Memory, MemoryLoad, Replaced, StoreError, system_clock
-from store.js import LONE_SURROGATE
+from store import LONE_SURROGATE, Clock, Memory, MemoryLoad, Replaced, StoreError, system_clock
 
 from .appstate import Visit, reconcile
 from .commands import MemevoCommands
@@ -337,7 +336,7 @@ class MemevoApp(App[None]):
     @work(group="learner", exit_on_error=False)
     async def run_learner(self) -> None:
         """The demo learner: pi-shaped learning runs on its own connection."""
-        from store.demo_learner import learn_forever
+        from store import learn_forever
 
         self.notify("Demo learner running: watch the Learning tab (l) and the list")
         await learn_forever(self.state.db_path, clock=self.state.clock, stop=self._learner_stop)

@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from store import CorruptRow, Memory, correction_refusal
-from store.js import fp
+from store import CorruptRow, Memory, correction_refusal, fp
 
 from .verbs import named, op_for
 

@@ -30,8 +30,7 @@ from textual.app import App
 from textual.notifications import SeverityLevel
 from textual.worker import WorkerState
 
-from store import Changed, CorruptRow, Memory, MemoryStore, Refused, Replaced, StoreError
-from store.js import iso
+from store import Changed, CorruptRow, Memory, MemoryStore, Refused, Replaced, StoreError, iso
 
 from .appstate import Batch
 from .bulk import AnyStep, UndoStep, kept_first, merge_plan, merge_problem, plan

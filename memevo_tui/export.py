@@ -33,11 +33,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from store import CorruptRow, Memory, MemoryStore, StoredMemory
-from store.js import iso
-from store.model import Snapshot
-from store.redact import redact
-from store.rows import parse_event_row, parse_memory_row
+from store import (
+    CorruptRow,
+    Memory,
+    MemoryStore,
+    Snapshot,
+    StoredMemory,
+    iso,
+    parse_event_row,
+    parse_memory_row,
+)
+from store import redact_text as redact
 
 from . import __version__
 from .glyphs import STATE_MEANINGS

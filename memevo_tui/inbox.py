@@ -19,7 +19,7 @@ from .appstate import Visit
 from .when import moment
 
 if TYPE_CHECKING:
-    from store.past import Diff
+    from store import Diff
 
 Row = Memory | CorruptRow
 

@@ -96,7 +96,7 @@ def run_app(
         print(report)
         return 0
     if served:  # a tab's dashboard ends with its server, even one killed with -9
-        from store.lifeline import die_with_parent
+        from store import die_with_parent
 
         die_with_parent(signal.SIGTERM)
     try:

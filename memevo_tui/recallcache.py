@@ -34,8 +34,7 @@ from typing import TYPE_CHECKING, Any
 from .appstate import AppState
 
 if TYPE_CHECKING:
-    from store import Memory
-    from store.index import RecallIndex
+    from store import Memory, RecallIndex
 
 NAME = "recall-words.bin"
 KEY = "cache.key"
@@ -72,8 +71,7 @@ def indexed(
     ``workers`` above 1, many records to extract (a first build) are extracted in
     that many processes, ``progress(done, total)`` told as they go. ``warn`` hears, in
     one line, why a cache was not trusted or could not be kept."""
-    from store.index import RecallIndex
-    from store.wordcache import WordCache
+    from store import RecallIndex, WordCache
 
     if store_path is None:
         return RecallIndex(memories)

@@ -13,9 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from store import CorruptRow, Memory, Source
-from store.js import fp
-from store.provenance import NOT_STATED, best_passage, searched_text
+from store import NOT_STATED, CorruptRow, Memory, Source, best_passage, fp, searched_text
 
 from .text import one_line
 from .verbs import UNFAVOURABLE

@@ -28,21 +28,18 @@ from store import (
     NotInLog,
     Source,
     StoreError,
+    fp,
+    iso,
+    retimed,
+    sessions_root,
     system_clock,
 )
-from store.js import fp, iso
-from store.model import retimed
-from store.sessions import sessions_root
 
 from .appstate import AppState
 from .compat import loop_has_ready
 
 if TYPE_CHECKING:  # the past, the Timeline and recall are imported when first used
-    from store.index import RecallIndex
-    from store.past import Diff, Past, PastLog
-    from store.provenance import Provenance
-    from store.recall import Purpose, Recall
-    from store.timeline import Standing
+    from store import Diff, Past, PastLog, Provenance, Purpose, Recall, RecallIndex, Standing
 
     from .turnlog import InjectionLog
 
@@ -301,7 +298,7 @@ class DashboardState:
         """Where the record came from (``store.provenance``), and each source's place in
         pi's session files with ``turns`` turns on each side (read in a thread, never
         written). Raises ``StoreError``."""
-        from store.sessions import session_context
+        from store import session_context
 
         from .recallcache import SessionIndexCache
 
@@ -408,7 +405,7 @@ class DashboardState:
         while paused), and may lack what pi wrote since: so the records the events
         after ``last_rowid`` name are read as they are now, for the walk only. The
         rows shown do not change."""
-        from store.past import PastLog
+        from store import PastLog
 
         store = await self.open()
         if self._past_log is None or self._past_log.store is not store:
@@ -444,7 +441,7 @@ class DashboardState:
         now), replayed from the event log like the dial's past; ``start_rowid``: start
         just after that event (a last visit: the events it had seen). Raises
         ``NotInLog`` for a moment older than the log gives exactly (and ``StoreError``)."""
-        from store.past import diff
+        from store import diff
 
         log, present, top = await self._log()
         ends = []

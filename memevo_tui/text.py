@@ -14,8 +14,7 @@ import re
 import unicodedata
 from typing import Any
 
-from store.js import iso, parse_ms
-from store.model import Evidence, Signal
+from store import Evidence, Signal, iso, parse_ms
 
 INVISIBLE = (
     "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u180e"

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from store import Clock, Memory, MemoryStore
-from store.turns import (
+from store import (
+    Clock,
+    Memory,
+    MemoryStore,
     Prompt,
     SessionPrompts,
     Turn,
@@ -113,7 +115,7 @@ class InjectionLog:
 
     def line(self, memory_id: str) -> str:
         """ "injected in 14 turn(s), last on 2026-10-28 in webshop"."""
-        from store.js import iso
+        from store import iso
 
         from .view import origin_name
 

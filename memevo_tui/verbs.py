@@ -24,9 +24,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from store import Evidence, Memory, MemoryStore
-from store.js import js_trim
-from store.redact import redact
+from store import Evidence, Memory, MemoryStore, js_trim
+from store import redact_text as redact
 
 FEEDBACK = ("useful", "unhelpful", "accurate", "incorrect")
 """The verdicts pi records (``store.feedback``)."""

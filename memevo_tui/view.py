@@ -17,10 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
 
-from store import CorruptRow, Memory
-from store.js import parse_ms
-from store.model import STATUSES
-from store.quality import confirmed_ms, evidence_weight
+from store import STATUSES, CorruptRow, Memory, confirmed_ms, evidence_weight, parse_ms
 
 from .filters import Field, parse
 from .glyphs import KIND_LABELS, time_left

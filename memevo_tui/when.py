@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from store.js import iso, parse_ms
+from store import iso, parse_ms
 
 DAY_MS = 86_400_000
 UNITS = {"h": DAY_MS / 24, "d": DAY_MS, "w": 7 * DAY_MS, "mo": 30.44 * DAY_MS, "y": 365.25 * DAY_MS}

@@ -119,3 +119,32 @@ def test_every_request_for_another_view_names_a_registered_view_and_its_method()
     top = [n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module]
     imported = {n.module for n in top if n.module and n.module.startswith("views.")}
     assert imported <= {"views.base", "views.memories", "views.registry"}, imported
+
+
+def test_the_dashboard_imports_the_store_through_its_package_only() -> None:
+    """``store`` is the store's one public face: no module of ``memevo_tui`` imports a
+    module under it (``from store.recall import ...``), so the store can move its parts
+    without touching the dashboard."""
+    offenders = []
+    for path in sorted((ROOT / "memevo_tui").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            offenders += [f"{path.relative_to(ROOT)}:{node.lineno}: {n}"
+                          for n in names if n.startswith("store.")]  # fmt: skip
+    assert offenders == []
+
+
+def test_every_name_of_the_store_s_face_is_there() -> None:
+    """Each lazily exported name resolves to what its module defines."""
+    import importlib
+
+    import store
+
+    for name, (module, original) in store._LAZY.items():
+        assert getattr(store, name) is getattr(
+            importlib.import_module(f"store.{module}"), original
+        ), name

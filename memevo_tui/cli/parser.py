@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from store.model import TOOL_QUERY_MAX
+from store import TOOL_QUERY_MAX
 
 from ..export import FORMATS
 from ..verbs import CLI_VERBS, FEEDBACK

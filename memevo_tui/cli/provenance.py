@@ -6,9 +6,16 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from store import MemoryStore, Source
-from store.provenance import NOT_STATED, Passage, Provenance, SourceLink
-from store.sessions import session_context, sessions_root
+from store import (
+    NOT_STATED,
+    MemoryStore,
+    Passage,
+    Provenance,
+    Source,
+    SourceLink,
+    session_context,
+    sessions_root,
+)
 
 from ..text import one_line, visible
 from .output import Output

@@ -5,18 +5,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from store import CorruptRow, Event, Evidence, Memory, Signal, StoredMemory
-from store.features import ICU_AVAILABLE
-from store.js import iso, parse_ms, utf8_len
-from store.past import Diff
-from store.recall import (
+from store import (
+    ICU_AVAILABLE,
     REASONS,
     STATUS_REASONS,
     Candidate,
+    CorruptRow,
+    Diff,
     DigestLine,
+    Event,
+    Evidence,
+    Memory,
     Recall,
+    Signal,
+    StoredMemory,
+    iso,
+    parse_ms,
     tool_matches,
     tool_text,
+    utf8_len,
 )
 
 from ..text import field_text, iso_day, one_line, visible

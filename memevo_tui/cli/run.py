@@ -10,11 +10,23 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from store import Event, Memory, MemoryLoad, MemoryStore, Refused, StoredMemory, StoreError
-from store.js import iso, js_len
-from store.past import UNLOGGED_JSON, diff
-from store.recall import TOOL_QUERY_MAX, Purpose, digest
-from store.status import status as status_report
+from store import (
+    TOOL_QUERY_MAX,
+    UNLOGGED_JSON,
+    Event,
+    Memory,
+    MemoryLoad,
+    MemoryStore,
+    Purpose,
+    Refused,
+    StoredMemory,
+    StoreError,
+    diff,
+    digest,
+    iso,
+    js_len,
+    status_report,
+)
 
 from ..export import BadExport, ExportRequest, NotARegularFile, atomic_file, export, format_for
 from ..text import one_line
@@ -39,7 +51,7 @@ from .reads import (
 from .status import print_status, status_json
 
 if TYPE_CHECKING:
-    from store.index import RecallIndex
+    from store import RecallIndex
 
 
 class CannotRun(Exception):

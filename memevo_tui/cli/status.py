@@ -5,11 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from store.js import clip_bytes, iso, js_json, js_number_text
-from store.model import FAILURE_CODES, Source
-from store.recall import label
-from store.redact import redact
-from store.status import StatusReport
+from store import (
+    FAILURE_CODES,
+    Source,
+    StatusReport,
+    clip_bytes,
+    iso,
+    js_json,
+    js_number_text,
+    label,
+)
+from store import redact_text as redact
 
 from ..text import one_line
 from .output import Output

@@ -7,10 +7,17 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from store import MemoryStore
-from store.js import iso
-from store.sessions import sessions_root
-from store.turns import RECALL_VERSION, Prompt, Turn, replay_turns, session_files, session_prompts
+from store import (
+    RECALL_VERSION,
+    MemoryStore,
+    Prompt,
+    Turn,
+    iso,
+    replay_turns,
+    session_files,
+    session_prompts,
+    sessions_root,
+)
 
 from ..text import one_line
 from ..when import BadMoment, parse_moment

@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static, TextArea
 
-from store.js import js_len, js_trim
+from store import js_len, js_trim
 
 from .dialog import Dialog
 

@@ -18,8 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Header, TabbedContent, TabPane
 
-from store import StoreError
-from store.js import iso
+from store import StoreError, iso
 
 from ..compat.textual import LateFocusTabs
 from ..inbox import Line

@@ -19,9 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from store import Event, StoreError
-from store.js import parse_ms
-from store.past import Diff
+from store import Diff, Event, StoreError, parse_ms
 
 from ..curator import Curator
 from ..state import DashboardState

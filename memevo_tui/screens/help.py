@@ -88,7 +88,7 @@ COLUMNS = (
 
 
 def reasons() -> Table:
-    from store.recall import REASONS  # the help's parts are imported when it is shown
+    from store import REASONS  # the help's parts are imported when it is shown
 
     table = Table(box=None, padding=(0, 2), show_header=False)
     for key, meaning in REASONS.items():

@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
-from store.js import iso
+from store import iso
 
 from .dialog import Dialog
 

@@ -14,8 +14,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from store import Source, StoreError
-from store.provenance import NOT_STATED, Provenance, SourceLink
+from store import NOT_STATED, Provenance, Source, SourceLink, StoreError
 
 from ..text import one_line, visible
 

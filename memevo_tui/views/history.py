@@ -17,9 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from store import CorruptRow, Event, StoreError
-from store.curation import UndoPlan
-from store.model import ACTORS
+from store import ACTORS, CorruptRow, Event, StoreError, UndoPlan
 
 from ..appstate import Batch
 from ..filters import Field, Query

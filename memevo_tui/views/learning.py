@@ -14,9 +14,17 @@ from textual.app import ComposeResult
 from textual.message import Message
 from textual.timer import Timer
 
-from store import CorruptRow, Event, Memory, ModelCall, Source, StoreError
-from store.model import FAILURE_CODES
-from store.status import QueueStatus, queue_status
+from store import (
+    FAILURE_CODES,
+    CorruptRow,
+    Event,
+    Memory,
+    ModelCall,
+    QueueStatus,
+    Source,
+    StoreError,
+    queue_status,
+)
 
 from ..filters import Field, Query
 from ..messages import ShowView, StatusChanged, StoreFailed

@@ -15,8 +15,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.message import Message
 
-from store import StoreError
-from store.recall import DigestLine, Purpose, Recall, digest
+from store import DigestLine, Purpose, Recall, StoreError, digest
 
 from ..messages import StatusChanged, StoreFailed
 from ..state import Change, Dialed, LiveChanged, OwnWrite

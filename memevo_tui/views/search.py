@@ -12,8 +12,7 @@ from textual.app import ComposeResult
 from textual.message import Message
 from textual.widgets import Input
 
-from store import StoreError
-from store.recall import Recall
+from store import Recall, StoreError
 
 from ..messages import StatusChanged, StoreFailed
 from ..state import Change, DashboardState, Dialed, LiveChanged, OwnWrite, Row

@@ -26,9 +26,18 @@ from textual.app import ComposeResult
 from textual.message import Message
 from textual.widgets import Static
 
-from store import Event, StoreError
-from store.js import parse_ms
-from store.timeline import DAY_MS, Bucket, RunDay, Standing, activity, buckets, runs
+from store import (
+    DAY_MS,
+    Bucket,
+    Event,
+    RunDay,
+    Standing,
+    StoreError,
+    activity,
+    buckets,
+    parse_ms,
+    runs,
+)
 
 from ..messages import NOW, ShowView, StatusChanged, StoreFailed
 from ..state import Change, DashboardState, LiveChanged, OwnWrite, Reloaded

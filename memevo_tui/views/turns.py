@@ -18,8 +18,7 @@ from textual.app import ComposeResult
 from textual.message import Message
 from textual.widgets import Static
 
-from store import StoreError
-from store.turns import RECALL_VERSION, Turn
+from store import RECALL_VERSION, StoreError, Turn
 
 from ..filters import Field, Query
 from ..messages import ShowView, StatusChanged, StoreFailed

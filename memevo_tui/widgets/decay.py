@@ -15,9 +15,7 @@ from rich.measure import Measurement
 from rich.style import Style
 from rich.text import Text
 
-from store import Memory
-from store.js import iso, parse_ms
-from store.quality import DAY_MS, POLICY
+from store import DAY_MS, POLICY, Memory, iso, parse_ms
 
 KIND_PLURALS = {
     "fact": "facts",

@@ -8,8 +8,7 @@ from typing import Any, ClassVar, Literal
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from store import Memory
-from store.past import Diff
+from store import Diff, Memory
 
 from ..glyphs import KIND_CODES
 from ..text import one_line

@@ -8,8 +8,7 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from store import CorruptRow, Event
-from store.js import js_json
+from store import CorruptRow, Event, js_json
 
 from ..appstate import Batch
 from ..glyphs import KIND_CODES

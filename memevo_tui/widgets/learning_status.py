@@ -7,8 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Sparkline, Static
 
-from store.js import iso
-from store.status import QueueStatus
+from store import QueueStatus, iso
 
 from ..text import one_line
 

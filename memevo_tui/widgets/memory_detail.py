@@ -16,9 +16,7 @@ from textual.binding import BindingType
 from textual.message import Message
 from textual.timer import Timer
 
-from store import CorruptRow, Event, Memory, StoreError
-from store.js import iso, parse_ms
-from store.quality import POLICY
+from store import POLICY, CorruptRow, Event, Memory, StoreError, iso, parse_ms
 
 from ..glyphs import STATE_MEANINGS, badge, freshness_bar, state_of, time_left
 from ..messages import ShowProvenance

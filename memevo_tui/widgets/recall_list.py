@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 
-from store.recall import STATUS_REASONS, Candidate
+from store import STATUS_REASONS, Candidate
 
 from ..glyphs import STATE_GLYPHS
 from ..messages import ShowProvenance, ShowRecord

@@ -16,11 +16,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from store.features import ICU_AVAILABLE
-from store.js import utf8_len
-from store.recall import (
+from store import (
     DIGEST_HEADER_BYTES,
     DIGEST_MAX_BYTES,
+    ICU_AVAILABLE,
     REASONS,
     STATUS_REASONS,
     TOOL_NO_MATCH,
@@ -28,6 +27,7 @@ from store.recall import (
     DigestLine,
     Purpose,
     Recall,
+    utf8_len,
 )
 
 from ..glyphs import STATE_MEANINGS, badge

@@ -11,9 +11,17 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from store import CorruptRow, Event, ModelCall, Source
-from store.js import iso, js_json
-from store.provenance import NOT_STATED, best_passage, searched_text
+from store import (
+    NOT_STATED,
+    CorruptRow,
+    Event,
+    ModelCall,
+    Source,
+    best_passage,
+    iso,
+    js_json,
+    searched_text,
+)
 
 from ..text import visible
 from .source_list import STATE_GLYPHS, STATE_MEANINGS, source_state

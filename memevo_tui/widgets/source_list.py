@@ -8,8 +8,7 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from store import CorruptRow, Source
-from store.js import iso
+from store import CorruptRow, Source, iso
 
 from ..text import one_line
 from ..view import origin_name
@@ -130,7 +129,7 @@ def diagnostic_summary(diagnostic: dict[str, object]) -> str:
 
 
 def _parse(value: str, fallback: float) -> float:
-    from store.js import parse_ms
+    from store import parse_ms
 
     ms = parse_ms(value)
     return ms if ms is not None else fallback

@@ -11,7 +11,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.widget import Widget
 
-from store.js import iso
+from store import iso
 
 
 class StatusLine(Widget):

@@ -26,7 +26,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widget import Widget
 
-from store.timeline import DAY_MS, Bucket
+from store import DAY_MS, Bucket
 
 EIGHTHS = " ▁▂▃▄▅▆▇█"
 NOT_YET = "·"

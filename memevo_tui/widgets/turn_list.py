@@ -13,8 +13,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from store.js import iso
-from store.turns import RECALL_VERSION, Turn
+from store import RECALL_VERSION, Turn, iso
 
 from ..text import one_line, visible
 from ..turnlog import SessionTurns
