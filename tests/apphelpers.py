@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from memevo_tui.app import MemevoApp
+from memevo_tui.compat.testing import layout_pending, pending_messages
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.view import View
 from memevo_tui.views.base import BaseView
@@ -126,12 +127,12 @@ def busy_with(app: MemevoApp) -> str | None:
         return "the first read"
     nodes = [app, *app.screen_stack, *app.screen.walk_children()]
     for node in nodes:
-        if node._message_queue.qsize():
+        if pending_messages(node):
             return f"messages for {node!r}"
     if app.curator.busy:
         return "a write of the curator's"
     screen = app.screen  # a layout or a paint not done yet (a pane's text re-wrapping
-    if screen._layout_required or screen._scroll_required or screen._dirty_widgets:
+    if layout_pending(screen):
         return f"a layout or paint of {screen!r}"  # beside a scrollbar that just appeared
     # the views of every screen: a dialog's views and the dashboard's beneath it
     for each in app.screen_stack:

@@ -18,6 +18,7 @@ import pytest
 from ptyrun import PtyRun
 
 from memevo_tui.appstate import MAX_BYTES, AppState, Visit
+from memevo_tui.compat.testing import notifications
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.views.memories import MemoriesView
 from memevo_tui.widgets.event_list import BatchRow, EventList
@@ -46,7 +47,7 @@ def memories(app: Any) -> MemoryList:
 
 
 def toasts(app: Any) -> list[str]:
-    return [f"{n.title}: {n.message}" for n in app._notifications]
+    return [f"{n.title}: {n.message}" for n in notifications(app)]
 
 
 def manual_events_after(path: Path, rowid: int) -> list[tuple[int, dict[str, Any]]]:

@@ -139,3 +139,39 @@ async def test_the_loop_keeps_its_ready_callbacks() -> None:
     await asyncio.sleep(0)
     await asyncio.sleep(0)
     assert not loop_has_ready(loop)
+
+
+async def test_the_private_names_the_tests_wait_on_and_read() -> None:
+    """What ``memevo_tui.compat.testing`` takes from Textual: the toasts an app holds,
+    a node's unhandled messages, a screen's pending layout, the footer's key and the
+    toast widget."""
+    from textual import events
+    from textual.app import App
+    from textual.widget import Widget
+
+    from memevo_tui.compat.testing import (
+        FooterKey,
+        Toast,
+        layout_pending,
+        notifications,
+        pending_messages,
+    )
+
+    assert issubclass(FooterKey, Widget) and issubclass(Toast, Widget)
+    app: App[None] = App()
+    async with app.run_test() as pilot:
+        assert notifications(app) == []
+        app.notify("first", title="One")
+        app.notify("second")
+        await pilot.pause()
+        assert [(n.title, n.message) for n in notifications(app)] == [
+            ("One", "first"),
+            ("", "second"),
+        ]
+        await pilot.pause()
+        assert not layout_pending(app.screen)
+        app.screen.refresh(layout=True)
+        assert layout_pending(app.screen)
+        before = pending_messages(app.screen)
+        app.screen.post_message(events.Hide())
+        assert pending_messages(app.screen) == before + 1

@@ -14,6 +14,7 @@ from test_many import events_since
 from textual import events
 from textual.widgets import Input, TabbedContent
 
+from memevo_tui.compat.testing import notifications
 from memevo_tui.glyphs import time_left
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.screens.help import HelpScreen
@@ -55,7 +56,7 @@ def memories(app: Any) -> MemoryList:
 
 
 def toasts(app: Any) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in notifications(app)]
 
 
 # ---------------------------------------------------------------- the list
@@ -663,7 +664,7 @@ async def test_a_short_line_drops_the_columns_that_say_least(realistic: Path) ->
 async def test_the_time_dial_greys_out_the_write_keys_and_they_still_say_why(
     realistic: Path,
 ) -> None:
-    from textual.widgets._footer import FooterKey
+    from memevo_tui.compat.testing import FooterKey
 
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -681,7 +682,7 @@ async def test_the_time_dial_greys_out_the_write_keys_and_they_still_say_why(
         before = event_count(realistic)
         await press(pilot, "p")
         assert event_count(realistic) == before
-        assert "time dial" in list(app._notifications)[-1].message
+        assert "time dial" in notifications(app)[-1].message
         await press(pilot, "h")
         assert greyed()["u"]  # undo in History too
         await press(pilot, "0")
@@ -822,4 +823,4 @@ async def test_p_p_in_one_burst_pins_then_unpins(realistic: Path) -> None:
         record = stored(realistic, row.id)
         assert record["layer"] == row.layer and record["revision"] == row.revision + 2
         assert [e["reason"] for e in events_since(realistic, 2)] == ["pin", "unpin"]
-        assert not any(n.title == "Changed under you" for n in app._notifications)
+        assert not any(n.title == "Changed under you" for n in notifications(app))

@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 from ptyrun import MOUSE_OFF, RESTORE, PtyRun
 
+from memevo_tui.compat.testing import notifications
 from memevo_tui.text import INVISIBLE, UNSAFE
 from store import Busy, DiskFull, MemoryStore, fixed_clock
 from store.js import fp, js_json
@@ -126,7 +127,7 @@ async def test_a_store_turning_corrupt_under_the_dashboard_says_so(realistic: Pa
         await settle(pilot)
         status = str(app.screen.query_one("#status-line").render())
         assert "✗ store error: corrupt file" in status and "● live" not in status
-        assert any("is corrupt" in n.message for n in app._notifications)
+        assert any("is corrupt" in n.message for n in notifications(app))
         assert len(app.query_one("#memory-list").rows) == shown  # type: ignore[attr-defined]
         assert app.is_running
 
@@ -215,7 +216,7 @@ async def test_a_full_disk_during_p_toasts_the_cause(realistic: Path) -> None:
         commit_fails_as_on_a_full_disk(app.state.store)
         events = count(realistic, "events")
         await press(pilot, "p")
-        toast = list(app._notifications)[-1]
+        toast = notifications(app)[-1]
         assert toast.title == "Not written: disk full"
         assert "is full; nothing was written" in toast.message
         assert count(realistic, "events") == events
@@ -462,7 +463,7 @@ async def test_a_bad_key_map_is_named_once_and_a_clash_is_not_applied(realistic:
     app = make_app(realistic, keymap=keymap)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        warnings = [n for n in app._notifications if n.severity == "warning"]
+        warnings = [n for n in notifications(app) if n.severity == "warning"]
         assert len(warnings) == 1 and warnings[0].title == "Key map: 3 problem(s)"
         text = warnings[0].message
         assert "memory.forget: 'p' is already memory.pin's key" in text

@@ -128,11 +128,12 @@ def test_the_dashboard_imports_the_store_through_its_package_only() -> None:
     offenders = []
     for path in sorted((ROOT / "memevo_tui").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = []
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names = [node.module]
             elif isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
+            else:
+                continue
             offenders += [f"{path.relative_to(ROOT)}:{node.lineno}: {n}"
                           for n in names if n.startswith("store.")]  # fmt: skip
     assert offenders == []

@@ -16,6 +16,7 @@ import pytest
 from textual.widgets import TabbedContent
 
 from memevo_tui.appstate import AppState, Batch
+from memevo_tui.compat.testing import notifications
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.screens.dashboard import Dashboard
 from memevo_tui.screens.diff import DiffScreen
@@ -122,7 +123,7 @@ async def test_marks_survive_filtering_and_refusals_are_listed(realistic: Path) 
         await press(pilot, "y")
         assert stored(realistic, DURABLE)["layer"] == "pinned"
         assert stored(realistic, forgotten)["layer"] != "pinned"
-        toast = list(app._notifications)[-1].message
+        toast = notifications(app)[-1].message
         assert "Pinned 1, 1 refused" in toast and "Resolve/correct the memory first" in toast
 
 
@@ -406,7 +407,7 @@ async def test_the_time_dial(realistic: Path) -> None:
         before = event_count(realistic)
         await press(pilot, "p")
         assert event_count(realistic) == before
-        assert "time dial" in list(app._notifications)[-1].message
+        assert "time dial" in notifications(app)[-1].message
         await press(pilot, "0")
         assert app.state.as_of is None
         assert "simulated" not in str(app.screen.query_one("#status-line").render())

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from memevo_tui.__main__ import main
+from memevo_tui.compat.testing import notifications
 from store import CorruptRow, Memory, MemoryStore, NotInLog, fixed_clock
 from store.js import iso, parse_ms
 from store.model import retimed
@@ -344,14 +345,14 @@ async def test_the_time_dial_to_a_past_moment_shows_the_records_as_they_were(
             assert record.content == truth[record_id]["content"]
             assert record.status == truth[record_id]["status"]
             assert record.revision == truth[record_id]["revision"]
-        notices = [n.message for n in app._notifications]
+        notices = [n.message for n in notifications(app)]
         assert any("replayed from the event log (62 records then)" in n for n in notices)
         status = str(app.screen.query_one("#status-line").render())
         assert "as of 2025-06-01 00:00 (from the event log; 0: now)" in status
         before = event_count(realistic)
         await press(pilot, "p")  # a write key writes nothing, and says why
         assert event_count(realistic) == before
-        assert "time dial" in list(app._notifications)[-1].message
+        assert "time dial" in notifications(app)[-1].message
         await press(pilot, "0")
         assert app.state.as_of is None and app.state.past is None
         await until(pilot, lambda: len(memory_list(app).rows) == 205, "every record, as now")
@@ -367,7 +368,7 @@ async def test_the_time_dial_stops_where_the_log_stops_being_exact(realistic: Pa
         await pilot.press("t", *"2024-12-01", "enter")
         await until(pilot, lambda: app.state.past is not None, "the dial")
         await settle(pilot)
-        [warning] = [n for n in app._notifications if n.severity == "warning"]
+        [warning] = [n for n in notifications(app) if n.severity == "warning"]
         assert f"exact back to {event['at']}; older changes unreadable" in warning.message
         assert app.state.as_of == parse_ms(event["at"])  # as far back as it is exact
         assert app.is_running
@@ -435,7 +436,7 @@ async def test_the_dial_undoes_this_dashboard_s_own_write_with_live_updates_paus
         await pilot.press("t", *"2026-10-01", "enter")
         await until(pilot, lambda: app.state.past is not None, "the past")
         await settle(pilot)
-        assert not [n for n in app._notifications if n.severity == "warning"]
+        assert not [n for n in notifications(app) if n.severity == "warning"]
         then = app.state.find(record)
         assert isinstance(then, Memory) and not then.pinned
         assert {r.id for r in app.state.rows if isinstance(r, Memory)} == set(truth)
@@ -575,10 +576,10 @@ async def test_the_dial_and_the_diff_refuse_an_out_of_range_moment_and_live_on(
     async with app.run_test(size=(160, 50), notifications=True) as pilot:
         await wait_loaded(pilot)
         await pilot.press("t", *"+9999999d", "enter")
-        await until(pilot, lambda: any("out of range" in n.message for n in app._notifications),
+        await until(pilot, lambda: any("out of range" in n.message for n in notifications(app)),
                     "the dial's refusal")  # fmt: skip
         await pilot.press("D", *"-99999999999999d", "enter")
-        await until(pilot, lambda: sum("out of range" in n.message for n in app._notifications)
+        await until(pilot, lambda: sum("out of range" in n.message for n in notifications(app))
                     == 2, "the diff's refusal")  # fmt: skip
         assert app.is_running and app.state.as_of is None
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from test_unix import cli
 
+from memevo_tui.compat.testing import notifications
 from memevo_tui.widgets.memory_detail import MemoryDetail
 from memevo_tui.widgets.memory_list import MemoryList
 from store import Memory, MemoryStore, fixed_clock
@@ -119,7 +120,7 @@ async def test_the_dashboard_shows_and_curates_it(realistic: Path) -> None:
             await pilot.press(*keys)
             await settle(pilot)
             assert app.is_running
-        assert any("‹U+D83D›" in n.message for n in app._notifications)  # Y copied it
+        assert any("‹U+D83D›" in n.message for n in notifications(app))  # Y copied it
         await pilot.press("slash", "ctrl+u", *f"id:{TERMS_ID}", "enter")
         await settle(pilot)
         assert [r.id for r in memories.rows] == [TERMS_ID]

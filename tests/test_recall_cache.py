@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from memevo_tui.compat.testing import notifications
 from memevo_tui.recallcache import NAME, cache_home, indexed
 from store import Memory, MemoryStore, fixed_clock, wordcache
 from store.index import RecallIndex, record_words
@@ -281,5 +282,5 @@ async def test_the_dashboard_warns_of_a_cache_others_could_write(realistic: Path
         await wait_loaded(pilot)
         await pilot.press("i", *"redis port")
         await until(pilot, lambda: any("writable by others" in n.message
-                                       for n in app._notifications), "the warning")  # fmt: skip
+                                       for n in notifications(app)), "the warning")  # fmt: skip
     assert stat.S_IMODE(path.stat().st_mode) == 0o600  # written again, privately

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Static, TabbedContent
 
+from memevo_tui.compat.testing import notifications
 from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.recall_list import RecallList
 from memevo_tui.widgets.recall_pane import RecallPane
@@ -160,4 +161,4 @@ async def test_the_preview_follows_the_dial_without_a_toast_and_never_toasts_els
         await press(pilot, "0")
         await until(pilot, lambda: app.state.as_of is None, "back to now")
         await settle(pilot)
-        assert not any(n.title == "Recall preview changed" for n in app._notifications)
+        assert not any(n.title == "Recall preview changed" for n in notifications(app))

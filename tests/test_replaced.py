@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from memevo_tui.__main__ import main
+from memevo_tui.compat.testing import notifications
 from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.status_line import StatusLine
 from store import MemoryStore, Replaced, fixed_clock
@@ -98,8 +99,8 @@ async def test_the_dashboard_says_so_writes_nothing_and_reopens_on_ctrl_r(realis
         assert digest(realistic) == replaced
         failure = app.state.failure or ""
         assert f"{realistic} was replaced on disk" in failure and "ctrl+r reopens it" in failure
-        assert any("nothing was written" in n.message for n in app._notifications)
-        assert not any(n.title == "Saved" for n in app._notifications)
+        assert any("nothing was written" in n.message for n in notifications(app))
+        assert not any(n.title == "Saved" for n in notifications(app))
         status = app.screen.query_one("#status-line", StatusLine)
         assert status.indicator[0].startswith("✗ store error: replaced on disk")
 
@@ -121,7 +122,7 @@ async def test_the_live_poll_notices_a_deleted_store_and_nothing_is_created(
         await pilot.press("slash", *DURABLE, "enter", "p")
         await settle(pilot)
         assert not realistic.exists()
-        notes = [n.message for n in app._notifications]
+        notes = [n.message for n in notifications(app)]
         assert any("was deleted on disk: nothing was written" in n for n in notes)
         await pilot.press("ctrl+r")
         await until(pilot, lambda: "No memory store at" in (app.state.failure or ""), "reload")
@@ -139,7 +140,7 @@ async def test_a_deleted_log_is_noticed_before_the_dialog(realistic: Path) -> No
         await pilot.press("d")  # forget asks first: not when it cannot write
         await settle(pilot)
         assert app.screen.__class__.__name__ == "Dashboard"
-        assert any("write-ahead log, was deleted" in n.message for n in app._notifications)
+        assert any("write-ahead log, was deleted" in n.message for n in notifications(app))
         assert stored(realistic, DURABLE)["status"] != "forgotten"
         assert event_count(realistic) == events
 

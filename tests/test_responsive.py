@@ -14,9 +14,9 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.strip import Strip
-from textual.widgets._footer import FooterKey
 
 import store.reads
+from memevo_tui.compat.testing import FooterKey
 from memevo_tui.state import DashboardState, idle
 from memevo_tui.widgets.app_footer import AppFooter
 from memevo_tui.widgets.memory_detail import EventRow, MemoryDetail

@@ -19,6 +19,7 @@ from test_live import pin_elsewhere
 from test_past import events, logged, replayed_forward
 from test_snapshots import SIZES, then
 
+from memevo_tui.compat.testing import notifications
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.screens.dashboard import Dashboard
 from memevo_tui.screens.diff import DiffScreen
@@ -197,7 +198,7 @@ async def test_plus_and_minus_zoom_and_the_cursor_keeps_its_day(realistic: Path)
             app.screen.query_one("#timeline-heading").render()
         )
         await press(pilot, "plus")
-        assert "Already at the closest zoom" in list(app._notifications)[-1].message
+        assert "Already at the closest zoom" in notifications(app)[-1].message
         await press(pilot, *["minus"] * 4)
         assert ZOOMS[view.zoom].label == "4 years" and len(view.buckets) == 52
         before = min(b.end for b in view.buckets)
@@ -314,9 +315,9 @@ async def test_the_diff_refuses_a_backward_range_and_a_moment_the_log_cannot_giv
         await wait_loaded(pilot)
         await press(pilot, "D", *"2026-03-14 2025-06-01", "enter")
         assert isinstance(app.screen, Dashboard)
-        assert "FROM is after TO" in list(app._notifications)[-1].message
+        assert "FROM is after TO" in notifications(app)[-1].message
         await press(pilot, "D", *"yesterday-ish", "enter")
-        assert list(app._notifications)[-1].severity == "error"
+        assert notifications(app)[-1].severity == "error"
         assert isinstance(app.screen, Dashboard) and app.is_running
 
 

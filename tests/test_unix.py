@@ -16,6 +16,7 @@ import pytest
 from textual.widgets import Input, OptionList
 
 from memevo_tui.__main__ import main
+from memevo_tui.compat.testing import notifications
 from memevo_tui.export import md_text
 from store import MemoryStore, fixed_clock
 from store.budget import budget_status
@@ -438,7 +439,7 @@ async def test_an_invalid_recovery_json_opens_the_dashboard_read_only(realistic:
         assert app.state.store is not None and app.state.store.read_only
         assert reason in (app.state.store.read_only_reason or "")
         await press(pilot, "p")
-        assert any(reason in str(n.message) for n in app._notifications)
+        assert any(reason in str(n.message) for n in notifications(app))
 
 
 # ---------------------------------------------------------------- the budget line
@@ -585,8 +586,8 @@ async def test_the_dashboard_exports_the_marked_records(realistic: Path, tmp_pat
         await pilot.press("ctrl+e", "j", "enter")  # the backup, below the default share
         await settle(pilot)
         await pilot.press("ctrl+u", *str(target), "enter")
-        await until(pilot, lambda: any(n.title == "Exported" for n in app._notifications), "export")
-        toast = next(n for n in app._notifications if n.title == "Exported")
+        await until(pilot, lambda: any(n.title == "Exported" for n in notifications(app)), "export")
+        toast = next(n for n in notifications(app) if n.title == "Exported")
         assert str(target) in toast.message and "2 record(s)" in toast.message
         lines = [json.loads(x) for x in target.read_text().splitlines()]
         assert {x["id"] for x in lines[1:]} == marked
@@ -607,7 +608,7 @@ async def test_the_dashboard_exports_the_marked_records(realistic: Path, tmp_pat
         await settle(pilot)
         await pilot.press("ctrl+u", *str(target), "enter")
         await until(
-            pilot, lambda: any(n.title == "Not exported" for n in app._notifications), "refusal"
+            pilot, lambda: any(n.title == "Not exported" for n in notifications(app)), "refusal"
         )
     assert [json.loads(x)["id"] for x in target.read_text().splitlines()[1:]] == [
         x["id"] for x in lines[1:]
@@ -636,7 +637,7 @@ async def test_ctrl_e_asks_share_or_backup_and_shares_by_default(
         assert isinstance(prompt, PromptScreen) and prompt.title_text.startswith("Share 186")
         assert prompt.query_one(Input).value == "memevo-export-2026-11-01.md"
         await pilot.press("enter")
-        await until(pilot, lambda: any(n.title == "Exported" for n in app._notifications), "export")
+        await until(pilot, lambda: any(n.title == "Exported" for n in notifications(app)), "export")
         shared = (tmp_path / "memevo-export-2026-11-01.md").read_text()
         assert shared.startswith("# ") and '"events"' not in shared
         # the backup is JSONL whatever the name says

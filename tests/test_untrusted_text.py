@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from rich.style import Style
 from textual.pilot import Pilot
-from textual.widgets._toast import Toast
 
 from memevo_tui.app import MemevoApp
+from memevo_tui.compat.testing import Toast, notifications
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.screens.correct import CorrectScreen
 from memevo_tui.text import one_line, plain_lines
@@ -34,7 +34,7 @@ def shown(app: MemevoApp) -> list[str]:
     """The notices on screen, as their toasts draw them, each checked: it shows its
     notice's text literally and visibly, and nothing in it acts (no link, no action).
     The notices are then cleared, so that each check reads only the latest."""
-    notices = list(app._notifications)
+    notices = notifications(app)
     expected = {
         (f"{one_line(n.title)}\n" if n.title else "") + plain_lines(n.message) for n in notices
     }
@@ -140,11 +140,11 @@ async def test_a_correction_with_a_closing_tag_survives_every_notice(realistic: 
         await pilot.press("y")
         await until(
             pilot,
-            lambda: any(n.title == "Recall preview changed" for n in app._notifications),
+            lambda: any(n.title == "Recall preview changed" for n in notifications(app)),
             "the preview's notice",
         )
         await settle(pilot)
-        changed = next(n for n in app._notifications if n.title == "Recall preview changed")
+        changed = next(n for n in notifications(app) if n.title == "Recall preview changed")
         assert "charts/[/]" in changed.message
         shown(app)
         assert app.is_running
