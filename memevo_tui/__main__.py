@@ -124,6 +124,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="pi's session folder, read to show where a memory came from (default: "
         "$PI_CODING_AGENT_DIR/sessions, or ~/.pi/agent/sessions); never written",
     )
+    scope = parser.add_mutually_exclusive_group()
+    scope.add_argument(
+        "--project",
+        metavar="PATH",
+        dest="open_project",
+        help="open scoped to the project pi knows PATH as, or PATH is inside (default: the "
+        "project of the directory you start in, if pi knows it)",
+    )
+    scope.add_argument(
+        "--all-projects",
+        action="store_true",
+        dest="open_all",
+        help="open on every project, wherever you start it",
+    )
     # Set by `memevo-tui serve` for each browser tab's dashboard: no terminal, the web driver.
     parser.add_argument("--served", choices=("store", "demo"), help=argparse.SUPPRESS)
     add_verbs(parser, common)
@@ -252,6 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             live_demo=args.live,
             served=args.served is not None,
             sessions=Path(args.sessions).expanduser() if args.sessions else None,
+            scope="" if args.open_all else args.open_project,  # "": every project
         )
     finally:
         if workdir is not None:

@@ -91,6 +91,14 @@ class MemevoApp(App[None]):
         self._keymap_problems = problems + unusable
         self.sub_title = self.short_path
 
+    def show_title(self) -> None:
+        """The title bar: the store, read-only and why, and the project scope (when it is
+        one project; nothing said is every project)."""
+        state = self.state
+        read_only = f" (read-only: {state.read_only_reason})" if state.read_only else ""
+        scope = "" if state.scope.everything else f" · project {state.scope.name}"
+        self.sub_title = one_line(f"{self.short_path}{read_only}{scope}")
+
     @property
     def short_path(self) -> str:
         """The store's label, or its file and directory: enough to recognise it."""
@@ -200,9 +208,8 @@ class MemevoApp(App[None]):
 
     def on_store_loaded(self, message: StoreLoaded) -> None:
         m, state = message, self.state
-        if state.read_only:
-            self.sub_title = one_line(f"{self.short_path} (read-only: {state.read_only_reason})")
         state.replace(m.load, partial=m.partial, total=m.total, last_rowid=m.last_rowid)
+        self.show_title()
         if not message.partial and not self._polling:
             self._polling = True
             self.settle_journal()

@@ -32,6 +32,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Time dial: show the store as of another day", "t", "screen.time_dial"),
     ("Time dial: back to now", "0", "screen.now"),
     ("Diff… the records added, changed and removed between two moments", "D", "screen.diff"),
+    ("Project scope: this project, all projects, or pick one", "@", "screen.scope"),
+    ("Project scope: pick a project (or all of them)…", "", "screen.pick_scope"),
     ("Mark or unmark the highlighted record", "space", "screen.mark"),
     ("Export the marked records, or the listed ones, to a file", "ctrl+e", "screen.export"),
     (

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 from pathlib import Path
@@ -66,6 +67,7 @@ def run_app(
     live_demo: bool = False,
     served: bool = False,
     sessions: Path | None = None,
+    scope: str | None = None,
 ) -> int:
     """Run the dashboard; ``served``: one browser tab's, under Textual's web driver."""
     if not (smoke or served) and not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -88,6 +90,7 @@ def run_app(
     )
     if sessions is not None:
         app.state.sessions = sessions
+    app.state.scope_asked = os.path.abspath(os.path.expanduser(scope)) if scope else scope
     if smoke:
         report = asyncio.run(_smoke(app))
         if report is None:

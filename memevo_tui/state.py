@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import gc
 import math
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ from store import (
 
 from .appstate import AppState
 from .compat import loop_has_ready
+from .scope import AUTO, Scope, start_scope
 
 if TYPE_CHECKING:  # the past, the Timeline and recall are imported when first used
     from store import Diff, Past, PastLog, Provenance, Purpose, Recall, RecallIndex, Standing
@@ -119,13 +121,20 @@ class Regrouped:
 
 
 @dataclass(frozen=True, slots=True)
+class Scoped:
+    """The project scope changed (``DashboardState.scope``): every view shows it."""
+
+    scope: Scope
+
+
+@dataclass(frozen=True, slots=True)
 class Replayed:
     """pi's sessions were replayed: each record's recall log is known (``injections``)."""
 
 
 Change = (
     Reloaded | OwnWrite | LiveChanged | Failed | LiveToggled | Dialed | Regrouped | Warned
-    | Replayed
+    | Replayed | Scoped
 )  # fmt: skip
 
 
@@ -167,6 +176,10 @@ class DashboardState:
         self.sessions = sessions_root()
         """Where pi keeps its session files (``--sessions DIR``): read only."""
         self.injections: InjectionLog | None = None
+        self.scope = Scope()
+        """The project every view shows (``scope.py``): set once every record is read."""
+        self.scope_asked: str | None = AUTO
+        """``--project``'s path, ``--all-projects``'s "", or AUTO: the started-in project."""
         """Each record's recall log, once the Turns view replayed pi's sessions."""
         self.remembered = AppState(db_path) if remember else None
         """The app's own state directory for this store (None: keep nothing, the demo)."""
@@ -427,12 +440,13 @@ class DashboardState:
     async def standing(
         self, moments: Sequence[float], each: Callable[[Standing], None] | None = None
     ) -> list[Standing]:
-        """How many records were in each state at each of ``moments`` (the Timeline),
-        replayed from the event log like the dial's past. Raises ``StoreError``."""
+        """How many records of the project scope were in each state at each of
+        ``moments`` (the Timeline), replayed from the event log like the dial's past.
+        Raises ``StoreError``."""
         from store import timeline
 
         log, present, top = await self._log()
-        return await timeline.standing(log, present, top, moments, each)
+        return await timeline.standing(log, present, top, moments, each, self.scope.project)
 
     async def diff(
         self, start: float, end: float | None = None, *, start_rowid: int | None = None
@@ -506,6 +520,9 @@ class DashboardState:
         self.partial = partial
         self.failure, self.problem = None, ""
         if not partial:
+            if not self.loaded:  # the scope asked for, or the project started in
+                origins = {r.scope for r in self.rows if isinstance(r, Memory)}
+                self.scope = start_scope(self.scope_asked, os.getcwd(), origins)
             self.loaded = True
             self.last_rowid = max(self.last_rowid, last_rowid)
             # The loaded records live as long as the view: keep the cycle collector
@@ -565,6 +582,11 @@ class DashboardState:
 
     def regrouped(self) -> None:
         self._tell(Regrouped())
+
+    def set_scope(self, scope: Scope) -> None:
+        """Show ``scope`` (a project, or every project) in every view."""
+        self.scope = scope
+        self._tell(Scoped(scope))
 
     def replayed(self, log: InjectionLog) -> None:
         """The Turns view's replay ended: every view may now read each recall log."""

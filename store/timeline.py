@@ -48,17 +48,23 @@ async def standing(
     upto: int,
     moments: Sequence[float],
     each: Callable[[Standing], None] | None = None,
+    scope: str = "",
 ) -> list[Standing]:
     """The records' states at each of ``moments`` (oldest first in the answer). The
     moments are visited newest first, so the walk only ever moves back; ``each`` hears
-    of every moment as soon as it is counted."""
+    of every moment as soon as it is counted. ``scope``: count one origin's records
+    only ("" every origin's)."""
     out: list[Standing] = []
     for when in sorted(moments, reverse=True):
         past = await log.at(when, now, upto)
         if past.clamped:
             found = Standing(when, {}, exact=False)
         else:
-            counts = Counter(r.state for r in past.rows if isinstance(r, Memory))
+            counts = Counter(
+                r.state
+                for r in past.rows
+                if isinstance(r, Memory) and (not scope or r.scope == scope)
+            )
             found = Standing(when, dict(counts), exact=True)
         out.append(found)
         if each is not None:
@@ -102,13 +108,16 @@ def buckets(now: float, days: int, count: int) -> list[Bucket]:
     return out
 
 
-async def activity(store: StoreBase, start: float, end: float) -> dict[int, Counter[str]]:
+async def activity(
+    store: StoreBase, start: float, end: float, scope: str = ""
+) -> dict[int, Counter[str]]:
     """Events per UTC day (days since the epoch) by actor, for events written in
-    [``start``, ``end``]. An event that is not JSON, or whose moment is unreadable, is
-    not counted."""
+    [``start``, ``end``] (of one origin: ``scope``; "" every one). An event that is not
+    JSON, or whose moment is unreadable, is not counted."""
     rows = await store.query(
         "SELECT json_extract(data, '$.at'), json_extract(data, '$.actor') FROM events "
-        "WHERE json_valid(data)"
+        "WHERE json_valid(data) AND (? = '' OR scope = ?)",
+        (scope, scope),
     )
     days: dict[int, Counter[str]] = {}
     for at, actor in rows:
@@ -156,15 +165,18 @@ def _usd(value: object) -> float | None:
     return float(value)
 
 
-async def runs(store: StoreBase, start: float, end: float) -> dict[int, RunDay]:
+async def runs(store: StoreBase, start: float, end: float, scope: str = "") -> dict[int, RunDay]:
     """Learning runs per UTC day (days since the epoch) in [``start``, ``end``]: runs
     that finished (dated by their event) and sources that failed (dated by their last
-    failure), with the spend reported for them. Unreadable rows are not counted."""
+    failure), with the spend reported for them; of one origin (``scope``; "" every
+    one). Unreadable rows are not counted."""
     spend: dict[str, float] = {}
     failures: list[tuple[float, float | None]] = []
     for source_id, state, failed_at, diagnostic in await store.query(
         "SELECT id, state, failed_at, CASE WHEN json_valid(diagnostic) "
-        "THEN json_extract(diagnostic, '$.reportedUsd') END FROM sources"
+        "THEN json_extract(diagnostic, '$.reportedUsd') END FROM sources "
+        "WHERE ? = '' OR (json_valid(data) AND json_extract(data, '$.scope') = ?)",
+        (scope, scope),
     ):
         usd = _usd(diagnostic)
         if state == "done" and usd is not None and isinstance(source_id, str):
@@ -179,7 +191,9 @@ async def runs(store: StoreBase, start: float, end: float) -> dict[int, RunDay]:
     seen: set[str] = set()
     for at, reason in await store.query(
         "SELECT json_extract(data, '$.at'), json_extract(data, '$.reason') FROM events "
-        "WHERE json_valid(data) AND json_extract(data, '$.actor') = 'model' ORDER BY rowid"
+        "WHERE json_valid(data) AND json_extract(data, '$.actor') = 'model' "
+        "AND (? = '' OR scope = ?) ORDER BY rowid",
+        (scope, scope),
     ):
         moment = parse_ms(at)
         source_id = run_source(reason)

@@ -149,3 +149,15 @@ def test_every_name_of_the_store_s_face_is_there() -> None:
         assert getattr(store, name) is getattr(
             importlib.import_module(f"store.{module}"), original
         ), name
+
+
+def test_no_function_of_the_dashboard_is_over_80_lines() -> None:
+    """A function that long does several things: split it along what each does."""
+    long = []
+    for path in sorted((ROOT / "memevo_tui").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > 80:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({length})")
+    assert long == []

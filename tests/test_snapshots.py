@@ -203,6 +203,12 @@ def test_record_menu(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -
     assert snap_compare(app, terminal_size=size, run_before=then(*keys))
 
 
+def test_one_project_in_scope(snap_compare: Any, tmp_path: Path) -> None:
+    app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
+    app.state.scope_asked = "/home/dev/projects/infra"
+    assert snap_compare(app, terminal_size=(80, 24), run_before=then())
+
+
 def test_merge_preview(snap_compare: Any, tmp_path: Path) -> None:
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
     pair = "id:e95e2126a08864e18d8594a1,cf8f3f95303d31090296a36f"

@@ -60,12 +60,19 @@ def _port(text: str) -> int:
     return value
 
 
-def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="verb", metavar="VERB")
+class _Verbs:
+    """What each group of verbs is added with: the subparsers and the common options."""
 
-    def verb(name: str, help_: str, epilog: str | None = None) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=help_, description=help_, epilog=epilog, parents=[common])
+    def __init__(self, parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+        self.sub = parser.add_subparsers(dest="verb", metavar="VERB")
+        self.common = common
 
+    def verb(self, name: str, help_: str, epilog: str | None = None) -> argparse.ArgumentParser:
+        return self.sub.add_parser(
+            name, help=help_, description=help_, epilog=epilog, parents=[self.common]
+        )
+
+    @staticmethod
     def as_of(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--as-of",
@@ -75,6 +82,21 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
             "from pi's event log; after, the same records with decay projected",
         )
 
+    @staticmethod
+    def scoped(p: argparse.ArgumentParser) -> None:
+        """The project scope, as the dashboard takes it (the verbs default to every
+        project, whatever directory they run in)."""
+        group = p.add_mutually_exclusive_group()
+        group.add_argument("--project", metavar="PATH",
+                           help="only the records (events) of the project pi knows PATH as, "
+                           "or PATH is inside")  # fmt: skip
+        group.add_argument("--all-projects", action="store_true",
+                           help="every project's (the default)")  # fmt: skip
+
+
+def _reads(v: _Verbs) -> None:
+    """The reads pi's /memory has: list, show, search, recall, explain, history, status."""
+    verb, as_of, scoped = v.verb, v.as_of, v.scoped
     piped = (
         "Piped, each record is one whole tab-separated line (full ids, nothing clipped) "
         "and the count goes to stderr."
@@ -84,9 +106,59 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
     p.add_argument("--all", action="store_true", help="include forgotten and conflicted records")
     p.add_argument("--dormant", action="store_true", help="only dormant records")
     p.add_argument("--filter", metavar="TOKENS", default="", help=FILTER_HELP)
+    scoped(p)
     p = verb("show", "one memory with its quality")
     p.add_argument("id")
     as_of(p)
+    p = verb("search", "search as pi's /memory search does (dormant records included)", piped)
+    p.add_argument("query", nargs="+")
+    as_of(p)
+    p.add_argument("--limit", type=_limit, default=10, help="at most N records (default 10)")
+    scoped(p)
+    p = verb(
+        "recall",
+        "what pi would inject for a prompt (dormant excluded, 3 records), and why the rest "
+        "was left out",
+        "With --tool: what the model gets when it calls pi's memory_recall tool mid-task "
+        f"(query redacted first, 1 to {TOOL_QUERY_MAX} characters; dormant records included "
+        "and marked aging; 3 records), ending with the digest lines pi returns.",
+    )
+    p.add_argument("query", nargs="+")
+    as_of(p)
+    p.add_argument(
+        "--tool", action="store_true", help="the model's memory_recall tool instead of injection"
+    )
+    p.add_argument("--limit", type=_limit, default=None, help="at most N records (default 3)")
+    p = verb(
+        "explain",
+        "pi's /memory explain: the records recall selects for a text (3, dormant excluded), "
+        "each with score × quality = rank, then every record left out and why",
+    )
+    p.add_argument("text", nargs="+")
+    as_of(p)
+    p = verb(
+        "history",
+        "events, newest first (all, or one memory's); 10 unless told, as pi's /memory history",
+        "Each line: <event id> <at> [<scope>] <actor>: <reason> (<n> changes). When more "
+        "events exist than are shown, stderr says so.",
+    )
+    p.add_argument("id", nargs="?")
+    p.add_argument("--limit", type=_limit, default=10, help="at most N events (default 10)")
+    p.add_argument("--all", action="store_true", help="every event")
+    scoped(p)
+    as_of(
+        verb(
+            "status",
+            "store and learning-queue figures, in the layout of pi's /memory status",
+            "Lines pi prints come first, in its order and with its labels; figures pi "
+            "does not print (tokens, problems found) follow.",
+        )
+    )
+
+
+def _provenance(v: _Verbs) -> None:
+    """Where a record came from, and what pi injected: source, turns, blame."""
+    verb = v.verb
     p = verb(
         "source",
         "where a memory came from: each source that shaped it, its text with the passage "
@@ -128,6 +200,11 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
     )
     p.add_argument("id")
     p.add_argument("--sessions", metavar="DIR", help=sessions_help)
+
+
+def _completion(v: _Verbs) -> None:
+    """The shell completion script."""
+    sub = v.sub
     p = sub.add_parser(
         "completion",
         help="print a completion script for your shell (bash, zsh or fish)",
@@ -137,48 +214,11 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
         "your $fpath as _memevo-tui; fish: > ~/.config/fish/completions/memevo-tui.fish",
     )
     p.add_argument("shell", choices=("bash", "zsh", "fish"))
-    p = verb("search", "search as pi's /memory search does (dormant records included)", piped)
-    p.add_argument("query", nargs="+")
-    as_of(p)
-    p.add_argument("--limit", type=_limit, default=10, help="at most N records (default 10)")
-    p = verb(
-        "recall",
-        "what pi would inject for a prompt (dormant excluded, 3 records), and why the rest "
-        "was left out",
-        "With --tool: what the model gets when it calls pi's memory_recall tool mid-task "
-        f"(query redacted first, 1 to {TOOL_QUERY_MAX} characters; dormant records included "
-        "and marked aging; 3 records), ending with the digest lines pi returns.",
-    )
-    p.add_argument("query", nargs="+")
-    as_of(p)
-    p.add_argument(
-        "--tool", action="store_true", help="the model's memory_recall tool instead of injection"
-    )
-    p.add_argument("--limit", type=_limit, default=None, help="at most N records (default 3)")
-    p = verb(
-        "explain",
-        "pi's /memory explain: the records recall selects for a text (3, dormant excluded), "
-        "each with score × quality = rank, then every record left out and why",
-    )
-    p.add_argument("text", nargs="+")
-    as_of(p)
-    p = verb(
-        "history",
-        "events, newest first (all, or one memory's); 10 unless told, as pi's /memory history",
-        "Each line: <event id> <at> [<scope>] <actor>: <reason> (<n> changes). When more "
-        "events exist than are shown, stderr says so.",
-    )
-    p.add_argument("id", nargs="?")
-    p.add_argument("--limit", type=_limit, default=10, help="at most N events (default 10)")
-    p.add_argument("--all", action="store_true", help="every event")
-    as_of(
-        verb(
-            "status",
-            "store and learning-queue figures, in the layout of pi's /memory status",
-            "Lines pi prints come first, in its order and with its labels; figures pi "
-            "does not print (tokens, problems found) follow.",
-        )
-    )
+
+
+def _past_and_export(v: _Verbs) -> None:
+    """The store between two moments, and its export."""
+    verb, as_of = v.verb, v.as_of
     p = verb(
         "diff",
         "the records added, changed and removed between two moments, from the event log",
@@ -208,6 +248,11 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
                    "an existing FILE is refused")  # fmt: skip
     p.add_argument("--force", action="store_true", help="with -o: replace an existing FILE")
     as_of(p)
+
+
+def _serve(v: _Verbs) -> None:
+    """The dashboard served to browser tabs."""
+    verb = v.verb
     p = verb(
         "serve",
         "serve the dashboard to browser tabs (needs the serve extra: memevo-tui[serve])",
@@ -239,6 +284,11 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
         help="at most N tabs at once, each its own dashboard process (default 8); a tab "
         "beyond them is told so, and may reload once another is closed",
     )
+
+
+def _writes(v: _Verbs) -> None:
+    """The curation verbs (``verbs.VERBS``)."""
+    verb = v.verb
     for name, first in CLI_VERBS.items():  # the curation verbs (``verbs.VERBS``)
         p = verb(name, first.cli_help)
         for arg in first.cli_args:
@@ -246,3 +296,10 @@ def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) 
                 p.add_argument(arg, choices=FEEDBACK)
             else:
                 p.add_argument(arg, nargs="+" if arg == "text" else None)
+
+
+def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    """Every verb of the command line, in the order help lists them."""
+    v = _Verbs(parser, common)
+    for group in (_reads, _provenance, _completion, _past_and_export, _serve, _writes):
+        group(v)

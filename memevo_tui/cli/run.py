@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from store import (
     TOOL_QUERY_MAX,
     UNLOGGED_JSON,
+    CorruptRow,
     Event,
     Memory,
     MemoryLoad,
@@ -29,6 +30,7 @@ from store import (
 )
 
 from ..export import BadExport, ExportRequest, NotARegularFile, atomic_file, export, format_for
+from ..scope import ALL, Scope, start_scope
 from ..text import one_line
 from ..verbs import CLI_VERBS, Target, named
 from ..view import HIDDEN_STATUSES, matches, parse_filter
@@ -106,20 +108,7 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
     if load.corrupt:
         o.note(f"memevo-tui: {len(load.corrupt)} corrupt row(s) left out")
     if verb in ("recall", "explain"):
-        words = " ".join(args.query if verb == "recall" else args.text)
-        purpose: Purpose = "explain" if verb == "explain" else "tool" if args.tool else "inject"
-        if purpose == "tool" and not 1 <= js_len(words) <= TOOL_QUERY_MAX:
-            raise CannotRun(f"memory_recall takes a query of 1 to {TOOL_QUERY_MAX} characters")
-        limit = getattr(args, "limit", None)
-        result = _index(store, args, load.memories).recall(
-            words, purpose=purpose, limit=limit, explain=None
-        )
-        lines = digest(result) if purpose == "tool" else ()
-        if args.json:
-            o.json(recall_json(result, await _stored(store, result.memories, o), lines))
-        else:
-            print_recall(result, o, lines)
-        return EXIT_OK
+        return await _recall(store, args, load.memories, o)
     if verb == "list":
         f = parse_filter(args.filter)
         if f.errors:
@@ -132,15 +121,36 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
         ]
         if args.dormant:
             rows = [m for m in rows if m.dormant]
-        rows = list_order(rows)
-    else:  # search
+        scope = _scope(args, load.memories)
+        rows = list_order([m for m in rows if scope.covers(m.scope)])
+    else:  # search: pi's results, those of the project scope
         found = _index(store, args, load.memories).recall(" ".join(args.query), limit=args.limit)
-        rows = list(found.memories)
+        scope = _scope(args, load.memories)
+        rows = [m for m in found.memories if scope.covers(m.scope)]
     if args.json:
         stored = await _stored(store, rows, o)
         o.json([record_json(stored[m.id]) for m in rows if m.id in stored])
     else:
         print_table(rows, o)
+    return EXIT_OK
+
+
+async def _recall(
+    store: MemoryStore, args: argparse.Namespace, memories: Sequence[Memory], o: Output
+) -> int:
+    """recall and explain: pi's injection, its memory_recall tool, or /memory explain."""
+    verb: str = args.verb
+    words = " ".join(args.query if verb == "recall" else args.text)
+    purpose: Purpose = "explain" if verb == "explain" else "tool" if args.tool else "inject"
+    if purpose == "tool" and not 1 <= js_len(words) <= TOOL_QUERY_MAX:
+        raise CannotRun(f"memory_recall takes a query of 1 to {TOOL_QUERY_MAX} characters")
+    limit = getattr(args, "limit", None)
+    result = _index(store, args, memories).recall(words, purpose=purpose, limit=limit, explain=None)
+    lines = digest(result) if purpose == "tool" else ()
+    if args.json:
+        o.json(recall_json(result, await _stored(store, result.memories, o), lines))
+    else:
+        print_recall(result, o, lines)
     return EXIT_OK
 
 
@@ -191,9 +201,21 @@ def _index(store: MemoryStore, args: argparse.Namespace, memories: Sequence[Memo
     )
 
 
+def _scope(args: argparse.Namespace, memories: Sequence[Memory]) -> Scope:
+    """The project scope ``--project`` asks for (none: every project)."""
+    project = getattr(args, "project", None)
+    return start_scope(project or ALL, os.getcwd(), {m.scope for m in memories})
+
+
 async def _history(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
     limit = None if args.all else args.limit
-    events = await store.events(memory_id=args.id, limit=None if limit is None else limit + 1)
+    if args.project:  # the project's events: read them all, then the newest of them
+        scope = _scope(args, (await store.load_memories()).memories)
+        events = [e for e in await store.events(memory_id=args.id, limit=None)
+                  if isinstance(e, CorruptRow) or scope.covers(e.scope)]  # fmt: skip
+        events = events[: None if limit is None else limit + 1]
+    else:
+        events = await store.events(memory_id=args.id, limit=None if limit is None else limit + 1)
     more = limit is not None and len(events) > limit
     events = events[:limit] if limit is not None else events
     if args.json:

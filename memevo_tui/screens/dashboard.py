@@ -32,6 +32,7 @@ from ..messages import (
     StatusChanged,
 )
 from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, LiveToggled, Warned
+from ..text import one_line
 from ..views.base import BaseView
 from ..views.memories import MemoriesView
 from ..views.registry import VIEWS
@@ -45,6 +46,7 @@ from .inbox import InboxScreen
 from .prompt import PromptScreen
 
 if TYPE_CHECKING:  # the views but Memories, and the diff, are imported when first shown
+    from ..scope import Scope
     from .diff import Opened
 
 
@@ -82,6 +84,9 @@ class Dashboard(Screen[None]):
         _b("0", "now", "Now", "app.now", "Back to now from the time dial", show=False),
         _b("D", "diff", "Diff", "app.diff",
            "Diff: the records added, changed and removed between two moments", show=False),
+        _b("at", "scope", "Scope", "app.scope",
+           "Project scope: this project, all projects, or pick one (every view obeys it)",
+           show=False, key_display="@"),
         _b("ctrl+r", "app.reload", "Reload", "app.reload", "Reload everything from the store",
            show=False),
         _b("escape", "escape", "Back", "app.escape",
@@ -327,6 +332,42 @@ class Dashboard(Screen[None]):
         await self._dial_past(picked.when)
         if self.state.past is not None:
             self.post_message(ShowRecord(picked.memory_id, "0 returns to now"))
+
+    def action_scope(self) -> None:
+        """@: the next scope: the project started in, every project, one to pick."""
+        following = self.state.scope.cycled()
+        if following is None:
+            self.action_pick_scope()
+        else:
+            self._scope(following)
+
+    def action_pick_scope(self) -> None:
+        """A menu of the projects pi knows (most records first), and every project."""
+        from ..scope import ALL, Scope, origins_by_size
+        from .menu import Menu
+
+        state = self.state
+        found = origins_by_size(state.rows)
+        choices = [("all", f"All projects ({len(state.rows):,} records)")]
+        choices += [(f"p{n}", f"{one_line(origin, 60)} ({count:,})")
+                    for n, (origin, count) in enumerate(found)]  # fmt: skip
+        current = next((f"p{n}" for n, (o, _) in enumerate(found)
+                        if o == state.scope.project), "all")  # fmt: skip
+
+        def picked(choice: str | None) -> None:
+            if choice is not None:
+                project = ALL if choice == "all" else found[int(choice[1:])][0]
+                self._scope(Scope(project, state.scope.home))
+
+        self.app.push_screen(Menu("Show which project?", choices, current), picked)
+
+    def _scope(self, scope: Scope) -> None:
+        self.state.set_scope(scope)
+        show_title = getattr(self.app, "show_title", None)
+        if show_title is not None:
+            show_title()
+        self.notify(f"Showing {scope.name}", title="Project scope")
+        self.update_status()
 
     def action_now(self) -> None:
         if self.state.as_of is not None:

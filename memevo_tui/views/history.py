@@ -22,7 +22,16 @@ from store import ACTORS, CorruptRow, Event, StoreError, UndoPlan
 from ..appstate import Batch
 from ..filters import Field, Query
 from ..messages import StatusChanged, StoreFailed
-from ..state import Change, DashboardState, EventRow, LiveChanged, OwnWrite, Regrouped, Reloaded
+from ..state import (
+    Change,
+    DashboardState,
+    EventRow,
+    LiveChanged,
+    OwnWrite,
+    Regrouped,
+    Reloaded,
+    Scoped,
+)
 from ..text import one_line
 from ..verbs import LOGGED
 from ..view import KIND_NAMES
@@ -128,7 +137,7 @@ class HistoryView(FilteringView):
     def state_changed(self, change: Change) -> None:
         if isinstance(change, Regrouped | OwnWrite | Reloaded | LiveChanged):
             self._batch_of = None  # a bulk action may have been journaled: read it again
-        if isinstance(change, Regrouped):
+        if isinstance(change, Regrouped | Scoped):
             self._show()
         elif isinstance(change, OwnWrite | Reloaded):
             self.stale = True
@@ -146,7 +155,8 @@ class HistoryView(FilteringView):
     def status_parts(self) -> list[str]:
         shown = len(self.query_one(EventList).rows)
         more = "" if self.exhausted else "+ (more as you scroll)"
-        parts = [f"{shown:,} event(s) shown of {len(self.events):,}{more}"]
+        scoped = "" if self.state.scope.everything else f" · {self.state.scope.name}"
+        parts = [f"{shown:,} event(s) shown of {len(self.events):,}{more}{scoped}"]
         if new := self.query_one(EventList).new_above:
             parts.append(f"{new:,} new above (g: go to them)")
         self._told_new = bool(new)
@@ -170,7 +180,11 @@ class HistoryView(FilteringView):
 
     def _show(self, *, top: bool = False, fresh: Collection[str] = ()) -> None:
         q = self.filter_query
-        rows = self._grouped([] if q.errors else [e for e in self.events if event_matches(e, q)])
+        scope = self.state.scope
+        rows = self._grouped([] if q.errors else [
+            e for e in self.events
+            if event_matches(e, q) and (isinstance(e, CorruptRow) or scope.covers(e.scope))
+        ])  # fmt: skip
         event_list = self.query_one(EventList)
         event_list.exhausted = self.exhausted or self.filtered
         event_list.empty_text = "No event matches the filter." if self.filtered else "No events."

@@ -28,7 +28,7 @@ from store import (
 
 from ..filters import Field, Query
 from ..messages import ShowView, StatusChanged, StoreFailed
-from ..state import Change, DashboardState, Dialed, LiveChanged, Reloaded
+from ..state import Change, DashboardState, Dialed, LiveChanged, Reloaded, Scoped
 from ..widgets.filter_box import FilterBox
 from ..widgets.learning_status import LearningStatus
 from ..widgets.source_detail import SourceDetail
@@ -117,13 +117,16 @@ class LearningView(FilteringView):
         # Hidden, it reads nothing: showing it reads the queue again (``activated``).
         if isinstance(change, LiveChanged | Reloaded) and self.active:
             self.load_sources()
-        elif isinstance(change, Dialed):
+        elif isinstance(change, Dialed | Scoped):
             self._show()
 
     def status_parts(self) -> list[str]:
         source_list = self.query_one(SourceList)
         shown = len(source_list.rows)
-        parts = [f"{shown:,} source(s) shown of {len(self.sources):,}"] if self.sources else []
+        scoped = "" if self.state.scope.everything else f" · {self.state.scope.name}"
+        parts = (
+            [f"{shown:,} source(s) shown of {len(self.sources):,}{scoped}"] if self.sources else []
+        )
         if source_list.new_above:
             parts.append(f"{source_list.new_above:,} new above (g: go to them)")
         self._told_new = bool(source_list.new_above)
@@ -146,7 +149,11 @@ class LearningView(FilteringView):
         and what is on screen stay where they are, and the status line counts those
         above it ("3 new above", ``g`` goes to them)."""
         q, now = self.filter_query, self.state.now()
-        rows = [] if q.errors else [s for s in self.sources if source_matches(s, q, now)]
+        scope = self.state.scope
+        rows = [] if q.errors else [
+            s for s in self.sources
+            if source_matches(s, q, now) and (isinstance(s, CorruptRow) or scope.covers(s.scope))
+        ]  # fmt: skip
         source_list = self.query_one(SourceList)
         source_list.now_ms = now
         source_list.empty_text = "No source matches the filter." if self.filtered else "No sources."

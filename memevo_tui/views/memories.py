@@ -35,6 +35,7 @@ from ..state import (
     Reloaded,
     Replayed,
     Row,
+    Scoped,
 )
 from ..text import one_line
 from ..verbs import Verb, named
@@ -89,6 +90,8 @@ class MemoriesView(MarkingView):
 
     def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
+        self._total_for: tuple[str, int, int] | None = None
+        self._total = 0
         self.pair_mark: tuple[Memory, Verb] | None = None
         """A verb that takes a pair, and its first record, marked (``c``)."""
         self._first_page = False
@@ -152,6 +155,9 @@ class MemoriesView(MarkingView):
                                              and at < memory_list.cursor)  # fmt: skip
                 memory_list.hold_still(scrolled + memory_list.cursor - was_at)
                 self.post_message(StatusChanged())
+        elif isinstance(change, Scoped):
+            browser.apply()
+            self.post_message(StatusChanged())
         elif isinstance(change, Replayed):
             view = browser.view
             if view.sort in BY_RECALL_LOG or parse_filter(view.query).injected:
@@ -169,9 +175,10 @@ class MemoriesView(MarkingView):
         view = self.browser.view
         arrow = "▼" if view.descending else "▲"
         # of the records there are, or were at the dial's moment (the toast's count)
-        total = state.total if state.partial else len(state.rows)
+        total = state.total if state.partial else self._scoped_total()
+        scoped = "" if state.scope.everything else f" in {state.scope.name}"
         parts = [
-            f"{len(self.memory_list.rows):,} shown of {total:,}"
+            f"{len(self.memory_list.rows):,} shown of {total:,}{scoped}"
             + (" (loading the rest…)" if state.partial else ""),
             *self.mark_parts(),
             f"sort {view.sort} {arrow}",
@@ -208,6 +215,17 @@ class MemoriesView(MarkingView):
                 self.sort_by(key)
 
         self.app.push_screen(sort_menu(keys, view.sort, view.descending), picked)
+
+    def _scoped_total(self) -> int:
+        """How many records the project scope holds (counted once per scope and load)."""
+        state = self.state
+        if state.scope.everything:
+            return len(state.rows)
+        key = (state.scope.project, len(state.rows), id(state.rows))
+        if self._total_for != key:
+            self._total_for = key
+            self._total = len(self.browser.in_scope(state.rows))
+        return self._total
 
     def action_reverse_sort(self) -> None:
         self.browser.reverse_sort()

@@ -18,7 +18,7 @@ from textual.message import Message
 from store import DigestLine, Purpose, Recall, StoreError, digest
 
 from ..messages import StatusChanged, StoreFailed
-from ..state import Change, Dialed, LiveChanged, OwnWrite
+from ..state import Change, Dialed, LiveChanged, OwnWrite, Scoped
 from ..widgets.recall_pane import CHOSEN, WITH_DIGEST, RecallPane
 from .base import BaseView
 
@@ -41,13 +41,21 @@ class RecallView(BaseView):
         """The rerun follows the user's own write (from any view)."""
 
     def compose(self) -> ComposeResult:
-        yield RecallPane(id="recall-pane")
+        pane = RecallPane(id="recall-pane")
+        pane.covers = self.state.scope.covers
+        yield pane
 
     @property
     def busy(self) -> bool:
         return super().busy or self.query_one(RecallPane).waiting
 
     def state_changed(self, change: Change) -> None:
+        if isinstance(change, Scoped):
+            pane = self.query_one(RecallPane)
+            pane.covers = change.scope.covers
+            if pane.result is not None:
+                pane.show(pane.result, pane.digest)
+            return
         if isinstance(change, OwnWrite | Dialed) or (
             isinstance(change, LiveChanged) and change.rows
         ):

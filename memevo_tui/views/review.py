@@ -21,7 +21,7 @@ from store import Source, StoreError
 from ..filters import Field
 from ..messages import StatusChanged, StoreFailed
 from ..review import REASONS, Item, Row, build, counts
-from ..state import Change, DashboardState, Dialed, Failed
+from ..state import Change, DashboardState, Dialed, Failed, Scoped
 from ..text import one_line
 from ..widgets.filter_box import FilterBox
 from ..widgets.review_detail import ReviewDetail
@@ -84,7 +84,9 @@ class ReviewView(FilteringView):
         # it reads them again (``activated``).
         if isinstance(change, Failed) or not self.active:
             return
-        if isinstance(change, Dialed):
+        if isinstance(change, Scoped):
+            self._show()
+        elif isinstance(change, Dialed):
             self.rebuild()
         else:
             self.read_context()  # a write or a live change: pairs and sources may move
@@ -153,22 +155,25 @@ class ReviewView(FilteringView):
     def _show(self) -> None:
         q = self.filter_query
         reasons = q.get("reason")
+        scope = self.state.scope
+        queue = [i for i in self.queue if any(scope.covers(m.scope) for m in i.records)]
         shown = [] if q.errors else [
-            item for item in self.queue
+            item for item in queue
             if (not reasons or item.reason in reasons)
             and all(w in " ".join(m.content for m in item.records).casefold() for w in q.words)
         ]  # fmt: skip
         review_list = self.query_one(ReviewList)
         typed = self.filter_text.strip()
         review_list.empty_text = (
-            f"No item matches {one_line(typed, 60)} ({len(self.queue)} in the queue)."
-            if typed and self.queue
+            f"No item matches {one_line(typed, 60)} ({len(queue)} in the queue)."
+            if typed and queue
             else "Nothing needs you: the queue is empty."
         )
         review_list.set_rows(shown)
-        per = counts(self.queue)
+        per = counts(queue)
         line = " · ".join(f"{reason} {n}" for reason, n in per.items() if n) or "nothing to review"
-        self.query_one("#review-counts", Static).update(f"{len(self.queue)} to review: {line}")
+        where = "" if scope.everything else f" in {scope.name}"
+        self.query_one("#review-counts", Static).update(f"{len(queue)} to review{where}: {line}")
         self.post_message(StatusChanged())
 
     def status_parts(self) -> list[str]:

@@ -15,7 +15,7 @@ from textual.widgets import Input
 from store import Recall, StoreError
 
 from ..messages import StatusChanged, StoreFailed
-from ..state import Change, DashboardState, Dialed, LiveChanged, OwnWrite, Row
+from ..state import Change, DashboardState, Dialed, LiveChanged, OwnWrite, Row, Scoped
 from ..text import one_line
 from ..widgets.debounced_input import DebouncedInput
 from ..widgets.memory_detail import MemoryDetail
@@ -42,6 +42,7 @@ class SearchView(BaseView):
     def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self._shown = ""  # the query whose results are on screen
+        self._all_found = 0  # how many pi found, in every project
 
     def compose(self) -> ComposeResult:
         yield DebouncedInput(
@@ -79,10 +80,14 @@ class SearchView(BaseView):
         if not self._shown.strip():
             return ["search: type a query (dormant records included, as /memory search)"]
         found = len(self.query_one(MemoryList).rows)
-        return [f"{found} result(s) for {one_line(self._shown, 40)!r}, in pi's order"]
+        scope = self.state.scope
+        if scope.everything:
+            return [f"{found} result(s) for {one_line(self._shown, 40)!r}, in pi's order"]
+        return [f"{found} of pi's {self._all_found} result(s) for {one_line(self._shown, 40)!r} "
+                f"in {scope.name}, in pi's order"]  # fmt: skip
 
     def state_changed(self, change: Change) -> None:
-        if isinstance(change, Dialed) and self.query_text.strip():
+        if isinstance(change, Dialed | Scoped) and self.query_text.strip():
             self.run_search(self.query_text)
         if isinstance(change, OwnWrite | LiveChanged):
             results = self.query_one(MemoryList)
@@ -121,7 +126,9 @@ class SearchView(BaseView):
             if result.prompt.strip()
             else "Type a query above."
         )
-        results.set_rows(result.memories, top=not same)
+        scope = self.state.scope
+        self._all_found = len(result.memories)
+        results.set_rows([m for m in result.memories if scope.covers(m.scope)], top=not same)
         self.post_message(StatusChanged())
 
     def on_memory_list_highlighted(self, message: MemoryList.Highlighted) -> None:

@@ -40,7 +40,7 @@ from store import (
 )
 
 from ..messages import NOW, ShowView, StatusChanged, StoreFailed
-from ..state import Change, DashboardState, LiveChanged, OwnWrite, Reloaded
+from ..state import Change, DashboardState, LiveChanged, OwnWrite, Reloaded, Scoped
 from ..widgets.timeline_chart import Panel, TimelineChart, day_label
 from .base import BaseView
 
@@ -125,7 +125,10 @@ class TimelineView(BaseView):
             self.load()
 
     def state_changed(self, change: Change) -> None:
-        if isinstance(change, Reloaded):
+        if isinstance(change, Scoped):
+            self.stood.clear()  # counted for another scope
+            self._changed()
+        elif isinstance(change, Reloaded):
             if not change.partial:
                 self.stood.clear()
                 self._changed()
@@ -171,8 +174,9 @@ class TimelineView(BaseView):
         try:
             store = await state.open()
             start = columns[0].start
-            events = await activity(store, start, now)
-            learned = await runs(store, start, now)
+            project = state.scope.project
+            events = await activity(store, start, now, project)
+            learned = await runs(store, start, now, project)
             self.post_message(self.Counted(generation, columns, events, learned))
             wanted = [b.end for b in columns if b.end not in self.stood]
 

@@ -22,7 +22,7 @@ from store import RECALL_VERSION, StoreError, Turn
 
 from ..filters import Field, Query
 from ..messages import ShowView, StatusChanged, StoreFailed
-from ..state import Change, DashboardState, OwnWrite, Reloaded
+from ..state import Change, DashboardState, OwnWrite, Reloaded, Scoped
 from ..turnlog import InjectionLog, SessionTurns, load_turns_aside
 from ..widgets.filter_box import FilterBox
 from ..widgets.split import Split
@@ -89,7 +89,10 @@ class TurnsView(FilteringView):
             self.load()
 
     def state_changed(self, change: Change) -> None:
-        if isinstance(change, OwnWrite | Reloaded):
+        if isinstance(change, Scoped):
+            self.refilter()
+            self._summary()
+        elif isinstance(change, OwnWrite | Reloaded):
             self._stale = True  # "now" moved: replayed again when next shown
             if self.active and not self._loading:
                 self.load()
@@ -152,12 +155,15 @@ class TurnsView(FilteringView):
 
     def _summary(self, line: str = "") -> None:
         if not line:
-            turns = sum(len(s.turns) for s in self.sessions)
-            got = sum(s.with_memories for s in self.sessions)
-            differ = sum(s.differing for s in self.sessions)
-            unknown = sum(s.unknown for s in self.sessions)
+            scope = self.state.scope
+            sessions = [s for s in self.sessions if scope.covers(s.session.project)]
+            turns = sum(len(s.turns) for s in sessions)
+            got = sum(s.with_memories for s in sessions)
+            differ = sum(s.differing for s in sessions)
+            unknown = sum(s.unknown for s in sessions)
+            where = "" if scope.everything else f" in {scope.name}"
             line = (
-                f"{len(self.sessions)} session(s), {turns} prompt(s): {got} got memories, "
+                f"{len(sessions)} session(s){where}, {turns} prompt(s): {got} got memories, "
                 f"{differ} would get something else now"
                 + (f", {unknown} before the store's exact past (?)" if unknown else "")
                 + f" · as pi {RECALL_VERSION} would recall"
@@ -168,7 +174,8 @@ class TurnsView(FilteringView):
         if self.opened is not None:
             s = self.opened.session
             return [f"{len(s.prompts)} prompt(s) of {s.session_id[:8]}: esc back to sessions"]
-        return [f"{len(self.sessions)} session(s) of pi; enter lists a session's prompts"]
+        shown = len(self.query_one(SessionList).rows)
+        return [f"{shown} session(s) of pi; enter lists a session's prompts"]
 
     # ------------------------------------------------------------ moving in
 
@@ -177,10 +184,11 @@ class TurnsView(FilteringView):
         self._open(message.row, focus=True)
 
     def _shown_sessions(self) -> list[SessionTurns]:
-        q = self.filter_query
+        q, scope = self.filter_query, self.state.scope
+        sessions = [s for s in self.sessions if scope.covers(s.session.project)]
         if not (q.words or q.fields):
-            return self.sessions
-        return [s for s in self.sessions if any(
+            return sessions
+        return [s for s in sessions if any(
             prompt_matches(t, s.session.project, q) for t in s.turns
         )]  # fmt: skip
 

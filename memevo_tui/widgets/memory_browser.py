@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input
 
-from store import Memory
+from store import CorruptRow, Memory
 
 from ..filters import say
 from ..state import DashboardState, Row
@@ -90,7 +90,7 @@ class MemoryBrowser(Vertical):
         if reloaded:
             self.haystacks.clear()
         rows, parsed, self._keys = order_view(
-            self.state.rows,
+            self.in_scope(self.state.rows),
             self.view,
             self.haystacks,
             self.state.injection_counts(),
@@ -103,6 +103,13 @@ class MemoryBrowser(Vertical):
         self.query_one(FilterBox).show_error(say(parsed.errors))
         self.post_message(self.Changed())
 
+    def in_scope(self, rows: Sequence[Row]) -> Sequence[Row]:
+        """The rows of the project scope (corrupt rows, whose origin is not known, too)."""
+        scope = self.state.scope
+        if scope.everything:
+            return rows
+        return [r for r in rows if isinstance(r, CorruptRow) or scope.covers(r.scope)]
+
     MOVES_AT_ONCE = 256
     """More records than this coming into or leaving the list at once: it is sorted
     again (one pass) rather than told of each."""
@@ -114,7 +121,9 @@ class MemoryBrowser(Vertical):
         memory_list = self.memory_list
         for r in rows:
             self.haystacks.pop(r.id, None)
-        visible_now, _ = apply_view(rows, self.view, self.haystacks, self.state.injection_counts())
+        visible_now, _ = apply_view(
+            self.in_scope(rows), self.view, self.haystacks, self.state.injection_counts()
+        )
         still = {r.id for r in visible_now}
         coming: list[Memory] = []
         leaving: list[int] = []

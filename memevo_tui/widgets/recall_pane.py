@@ -6,7 +6,7 @@ loaded records) when the pane asks with ``PromptChanged``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -188,6 +188,10 @@ def summary(
     return out
 
 
+def _every(origin: str) -> bool:
+    return True
+
+
 class RecallPane(Vertical):
     """Prompt box, summary, candidate list and the explanation of the highlighted one."""
 
@@ -245,6 +249,9 @@ class RecallPane(Vertical):
         self.digest: Sequence[DigestLine] = ()
         self.turns: list[str] = []
         """Earlier user turns, oldest first (injection only: search has no history)."""
+        self.covers: Callable[[str], bool] = _every
+        """The project scope: which origins' records left out are listed (pi's recall
+        ranks every project's records; what it selects is listed whatever its origin)."""
         self._asked: tuple[str, Purpose, tuple[str, ...]] | None = None
         self._explained: Candidate | None = None
 
@@ -344,7 +351,7 @@ class RecallPane(Vertical):
         previous = self.result
         self.result = result
         self.digest = lines
-        rows = [*result.selected, *result.left_out]
+        rows = [*result.selected, *(c for c in result.left_out if self.covers(c.memory.scope))]
         recall_list = self.query_one(RecallList)
         recall_list.over_budget = frozenset(d.memory_id for d in lines if not d.included)
         recall_list.chosen = CHOSEN.get(result.purpose, "selected")

@@ -66,25 +66,7 @@ def describe_source(
     if source.diagnostic:
         head.append("diagnostic ", style="bold")
         head.append(visible(js_json(source.diagnostic)) + "\n")
-    table = Table(title="Model calls", title_justify="left", expand=True, box=None)
-    for column in (
-        "#", "model", "provider", "outcome", "code", "in", "out", "reserved", "charged", "took",
-    ):  # fmt: skip
-        table.add_column(column, no_wrap=column not in ("model", "provider"), overflow="fold")
-    for c in calls:
-        took = f"{(c.finished_at - c.at) / 1000:.1f}s" if c.finished_at else "running"
-        table.add_row(
-            str(c.attempt),
-            Text(visible(c.model)),
-            Text(visible(c.provider)),
-            c.outcome,
-            c.code or "",
-            "" if c.input_tokens is None else str(c.input_tokens),
-            "" if c.output_tokens is None else str(c.output_tokens),
-            "" if c.reserved_usd is None else f"${c.reserved_usd:.4f}",
-            "" if c.charged_usd is None else f"${c.charged_usd:.4f}",
-            took,
-        )
+    table = _calls_table(calls)
     note = Text(
         "" if calls else "No model calls in the last 24 h (pi prunes older finished calls).\n",
         style="italic",
@@ -114,6 +96,30 @@ def describe_source(
     if not any_change:
         changed.append("  none (yet)\n", style="italic")
     return Group(head, table, note, changed, _source_text(text, spans))
+
+
+def _calls_table(calls: Sequence[ModelCall]) -> Table:
+    """The source's model calls, one row each."""
+    table = Table(title="Model calls", title_justify="left", expand=True, box=None)
+    for column in (
+        "#", "model", "provider", "outcome", "code", "in", "out", "reserved", "charged", "took",
+    ):  # fmt: skip
+        table.add_column(column, no_wrap=column not in ("model", "provider"), overflow="fold")
+    for c in calls:
+        took = f"{(c.finished_at - c.at) / 1000:.1f}s" if c.finished_at else "running"
+        table.add_row(
+            str(c.attempt),
+            Text(visible(c.model)),
+            Text(visible(c.provider)),
+            c.outcome,
+            c.code or "",
+            "" if c.input_tokens is None else str(c.input_tokens),
+            "" if c.output_tokens is None else str(c.output_tokens),
+            "" if c.reserved_usd is None else f"${c.reserved_usd:.4f}",
+            "" if c.charged_usd is None else f"${c.charged_usd:.4f}",
+            took,
+        )
+    return table
 
 
 def _source_text(text: str, spans: list[tuple[int, int]]) -> Text:

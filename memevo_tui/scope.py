@@ -1,0 +1,91 @@
+"""The project scope: one project (an origin pi knows) or all of them, obeyed by every
+view, the recall preview, the Timeline, the Turns view and the counts.
+
+A scope is an origin path, pi's ``scope`` of a record, a source, an event or a session's
+project; "" is every project. Started inside a directory pi knows (a record's origin is
+the directory or one of its parents), the dashboard opens scoped to it: that is its
+*home*. One key cycles home, all projects, and a project picked from a menu. No
+Textual here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from store import Memory
+
+from .view import origin_name
+
+ALL = ""
+"""The scope of every project."""
+AUTO = None
+"""Asked for nothing: the project of the directory the dashboard started in, if pi
+knows it, else every project."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    project: str = ALL
+    """The origin shown ("" every project)."""
+    home: str = ""
+    """The project the dashboard started in ("" none pi knows)."""
+
+    def covers(self, origin: str) -> bool:
+        """Is something of ``origin`` (a record's, an event's, a source's, a session's
+        project) in the scope?"""
+        return not self.project or origin == self.project
+
+    @property
+    def name(self) -> str:
+        """How the title bar and the status lines say it: "webshop", "all projects"."""
+        return origin_name(self.project) if self.project else "all projects"
+
+    @property
+    def everything(self) -> bool:
+        return not self.project
+
+    def cycled(self) -> Scope | None:
+        """The next scope the key gives: home, then every project, then a project to
+        pick (None: ask which)."""
+        if self.project and self.project != self.home:
+            return Scope(self.home, self.home) if self.home else Scope(ALL, self.home)
+        if self.project:  # home: every project next
+            return Scope(ALL, self.home)
+        return None
+
+
+def project_for(directory: str, origins: Iterable[str]) -> str:
+    """The origin ``directory`` is in (the deepest origin that is it or one of its
+    parents), or "" when pi knows none."""
+    here = os.path.normpath(directory)
+    best = ""
+    for origin in origins:
+        if not origin.startswith("/"):
+            continue  # "legacy" and other names that are no directory
+        root = os.path.normpath(origin)
+        inside = here == root or here.startswith(root.rstrip("/") + "/")
+        if inside and len(root) > len(best):
+            best = origin
+    return best
+
+
+def origins_by_size(records: Iterable[object]) -> list[tuple[str, int]]:
+    """Every origin of the records with how many it holds, the largest first (the
+    picker's menu); "legacy" records are in every-project scope only."""
+    counts = Counter(r.scope for r in records if isinstance(r, Memory) and r.scope != "legacy")
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def start_scope(asked: str | None, directory: str, origins: Iterable[str]) -> Scope:
+    """The scope the dashboard opens in: ``asked`` (a project path, or "" every project;
+    ``AUTO``: the project of ``directory`` if pi knows it, else every project)."""
+    home = project_for(directory, origins)
+    if asked is AUTO:
+        return Scope(home, home)
+    if asked:
+        known = project_for(asked, origins) or os.path.abspath(asked)
+        return Scope(known, home)
+    return Scope(ALL, home)
