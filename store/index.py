@@ -35,8 +35,8 @@ import numpy.typing as npt
 
 from .features import document_words, facets, locale_key, pasted_literals, query_features
 from .js import fp, js_json, parse_ms
-from .model import Memory
-from .quality import factor_dormant
+from .model import Memory, retimed
+from .quality import DAY_MS, POLICY, confirmed_ms, evidence_weight, factor_dormant
 from .recall import (
     INJECT_LIMIT,
     MIN_FOCUS_COVERAGE,
@@ -196,6 +196,7 @@ class RecallIndex:
         "_factor",
         "_memories",
         "_mention",
+        "_moment",
         "_norm",
         "_origin",
         "_origin_of",
@@ -207,6 +208,9 @@ class RecallIndex:
     )
 
     _memories: list[Memory]
+    _moment: float | None
+    """None: each record's quality is taken at its own ``quality_at``; else at this
+    moment (a ``MovingIndex``'s records keep the moment they were read with)."""
     _by_id: dict[str, int]
     _origins: dict[str, int]
     _mention: dict[str, Positions]
@@ -234,6 +238,7 @@ class RecallIndex:
         for i, m in enumerate(listed):
             postings.add(i, m, columns, origins)
         self._memories = listed
+        self._moment = None
         self._by_id = {m.id: i for i, m in enumerate(listed)}
         self._origins = origins
         self._set(postings, columns, np.ones(len(listed), dtype=np.bool_), None)
@@ -313,6 +318,7 @@ class RecallIndex:
             by_id[m.id] = i
             postings.add(i, m, columns, origins)
         new._memories = memories
+        new._moment = self._moment
         new._by_id = by_id
         new._origins = origins
         grown = np.concatenate((alive, np.array(fresh_alive, dtype=np.bool_)))
@@ -556,11 +562,13 @@ class RecallIndex:
             m, a, b, _ = masks[at[w]]
             return "body" if b[i] else "alias" if a[i] else "mention" if m[i] else "origin"
 
+        moment = self._moment
+
         def candidate(i: int, why: str | None, would_fail: str | None = None) -> Candidate:
             matched = found_words(i)
             score_i = float(final[i])
             return Candidate(
-                memory=memories[i],
+                memory=memories[i] if moment is None else retimed(memories[i], moment),
                 score=score_i,
                 rank_score=score_i * float(self._factor[i]),
                 coverage=float(covered[i]) / total,
@@ -642,3 +650,89 @@ def _select(
 
 
 __all__ = ["RecallIndex"]
+
+
+def _standing_key(m: Memory) -> tuple[Any, ...]:
+    """Which version of a record this is: pi raises a record's revision with every
+    write to it (an undo too), and stamps ``reinforcedAt`` alone when a learning run
+    confirms it; so these name everything its index entry depends on but its moment."""
+    return (m.revision, m.updated_at, m.reinforced_at)
+
+
+def _static(m: Memory) -> tuple[float, float, float, float, float, float, float, bool]:
+    """The figures of a record's quality that do not move with time: its confirmation,
+    its kind's half-life, floor and dormancy horizon, and its evidence, utility and
+    accuracy weights (``quality._standing`` takes the rest from the moment)."""
+    half_life, floor, dormant_days = POLICY[m.kind]
+    utility = m.utility.verdict if m.utility else None
+    accuracy = m.accuracy.verdict if m.accuracy else None
+    return (
+        confirmed_ms(m.updated_at, m.reinforced_at),
+        half_life,
+        floor,
+        dormant_days,
+        evidence_weight(m.kind, m.evidence.basis if m.evidence else None),
+        1.05 if utility == "useful" else 0.9 if utility == "unhelpful" else 1,
+        1.05 if accuracy == "accurate" else 0.5 if accuracy == "incorrect" else 1,
+        m.layer == "pinned",
+    )
+
+
+class MovingIndex:
+    """One recall index carried from moment to moment, for a replay that asks recall of
+    the store at many moments (pi's past turns, newest first). Each moment's index is
+    the previous one with the records that changed between them replaced, those that
+    did not exist yet taken out, and every record's time-dependent columns (its quality
+    factor and dormancy) computed for the moment at once, with the arithmetic of
+    ``quality._standing`` in the same order, so that its recall is exactly that of
+    ``RecallIndex(rows)`` (``tests/test_turns.py`` compares them prompt by prompt)."""
+
+    def __init__(self, words_of: WordsOf = record_words) -> None:
+        self._words_of = words_of
+        self._index: RecallIndex | None = None
+        self._keys: dict[str, tuple[Any, ...]] = {}
+        self._statics: dict[tuple[str, tuple[Any, ...]], tuple[float, ...]] = {}
+
+    def at(self, rows: Sequence[Memory], now_ms: float) -> RecallIndex:
+        """The index of exactly ``rows``: the records at one moment, each with its
+        quality taken at ``now_ms`` (whatever moment the records carry: a candidate
+        recall returns carries ``now_ms``)."""
+        keys = {m.id: _standing_key(m) for m in rows}
+        last = self._index
+        if last is None or len(keys) != len(rows):  # the first, or an id twice: built
+            built = RecallIndex((retimed(m, now_ms) for m in rows), self._words_of)
+            built._moment = now_ms
+            self._index, self._keys = built, keys
+            return built
+        changed = [m for m in rows if self._keys.get(m.id) != keys[m.id]]
+        new = last.updated(changed, self._words_of)
+        by_id = new._by_id
+        gone = [by_id.pop(i) for i in self._keys if i not in keys]
+        if gone:
+            new._alive[np.array(gone, dtype=np.int64)] = False
+        memories = new._memories
+        at = np.fromiter((by_id[m.id] for m in rows), dtype=np.int64, count=len(rows))
+        for i, m in zip(at.tolist(), rows, strict=True):
+            memories[i] = m  # the record as it was then, its moment with it
+        figures = np.array([self._static_of((m.id, keys[m.id]), m) for m in rows],
+                           dtype=np.float64)  # fmt: skip
+        figures = figures.reshape(len(rows), 8)
+        confirmed, half_life, floor, dormant_days, weight, utility, accuracy = figures[:, :7].T
+        pinned = figures[:, 7] != 0
+        age = np.maximum(0.0, (now_ms - confirmed) / DAY_MS)
+        power = np.array([2**v for v in ((-age) / half_life).tolist()], dtype=np.float64)
+        freshness = np.where(pinned, 1.0, floor + (1 - floor) * power)
+        factor, dormant = new._factor.copy(), new._dormant.copy()
+        factor[at] = freshness * weight * utility * accuracy
+        dormant[at] = ~pinned & (age > dormant_days)
+        new._factor, new._dormant = factor, dormant
+        new._moment = now_ms
+        new._requalify()
+        self._index, self._keys = new, keys
+        return new
+
+    def _static_of(self, key: tuple[str, tuple[Any, ...]], m: Memory) -> tuple[float, ...]:
+        found = self._statics.get(key)
+        if found is None:
+            found = self._statics[key] = tuple(float(x) for x in _static(m))
+        return found

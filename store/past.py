@@ -317,16 +317,26 @@ class PastLog:
         return self._checkpoints[-1].rowid if self._checkpoints else self._top
 
     async def at(
-        self, when: float, now: Sequence[Row], upto: int, *, boundary: int | None = None
+        self,
+        when: float,
+        now: Sequence[Row],
+        upto: int,
+        *,
+        boundary: int | None = None,
+        retime: bool = True,
     ) -> Past:
         """The records as of ``when`` (epoch ms), from ``now`` (the current rows, which
         reflect every event up to rowid ``upto``). ``boundary``: the records as they were
         just after that event instead (a reader that knows which events it saw, as a
-        last visit does), their quality still taken at ``when``."""
+        last visit does), their quality still taken at ``when``. ``retime`` False: the
+        records keep the moment they carry (a reader that takes their quality at
+        ``when`` itself, as the turns replay's moving index does, skips a copy of each)."""
         async with self._lock:
-            return await self._at(when, now, upto, boundary)
+            return await self._at(when, now, upto, boundary, retime)
 
-    async def _at(self, when: float, now: Sequence[Row], upto: int, boundary: int | None) -> Past:
+    async def _at(
+        self, when: float, now: Sequence[Row], upto: int, boundary: int | None, retime: bool
+    ) -> Past:
         if self._now is None or self._top != upto:
             self._now = {r.id: r for r in now}
             self._checkpoints, self._frontier, self._broken = [], {}, None
@@ -357,7 +367,7 @@ class PastLog:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            rows = await self._rows(now, overlay, boundary, shown)
+            rows = await self._rows(now, overlay, boundary, shown, retime)
         finally:
             if collecting:
                 gc.enable()
@@ -371,7 +381,12 @@ class PastLog:
         )
 
     async def _rows(
-        self, now: Sequence[Row], overlay: dict[str, Memory | None], boundary: int, shown: float
+        self,
+        now: Sequence[Row],
+        overlay: dict[str, Memory | None],
+        boundary: int,
+        shown: float,
+        retime: bool = True,
     ) -> list[Row]:
         """The records at ``boundary``, in the current rows' order, quality at ``shown``.
         A record as it is now that was created after ``shown`` and that no event names
@@ -398,7 +413,7 @@ class PastLog:
                 if stamps is None:
                     stamps = await self._read_stamps()
                 was = self._stamped_then(stamps, was, boundary)
-            append(retimed(was, shown))
+            append(retimed(was, shown) if retime else was)
         return rows
 
     async def _extend(self, boundary: int) -> int:

@@ -84,8 +84,10 @@ class Reads(StoreBase):
         past: Past = self._past
         return past
 
-    async def replay(self, when: float) -> Past:
-        """The records as they were at ``when`` (epoch ms), their quality as of then:
+    async def replay(self, when: float, *, retime: bool = True) -> Past:
+        """The records as they were at ``when`` (epoch ms), their quality as of then
+        (``retime`` False: the records keep the moment they carry, for a reader that
+        takes their quality at ``when`` itself):
         the current rows with every event newer than ``when`` undone (``PastLog``).
 
         The current rows and the newest event's rowid are read once per connection, in
@@ -116,7 +118,7 @@ class Reads(StoreBase):
             upto = int(top[0] or 0) if top else 0
             self._replay = (PastLog(self, memory_from_data), [*bad, *good], upto)
         log: PastLog = self._replay[0]
-        past = await log.at(when, self._replay[1], self._replay[2])
+        past = await log.at(when, self._replay[1], self._replay[2], retime=retime)
         if past.clamped:
             raise NotInLog(past.refusal())
         return past

@@ -35,11 +35,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .errors import NotInLog
 from .features import MAX_HISTORY_TURN_BYTES, clean_query
 from .js import iso
-from .model import Memory
+from .model import Memory, retimed
 from .sessions import Session, SessionUnreadable, read_session
 
 if TYPE_CHECKING:
-    from .index import RecordWords
+    from .index import MovingIndex, RecordWords
 
 RECALL_VERSION = "0.4.0"
 """The recall the replay runs (pi-memory-evolution's release)."""
@@ -326,16 +326,19 @@ async def replay_turns(
     give exactly has ``then`` None and the refusal as its note. With ``memo``, a turn
     of the settled past (before the newest event) is read from it while the records it
     matched carry the confirmation stamps they had when it was kept."""
-    from .index import RecallIndex
+    from .index import MovingIndex, RecallIndex
 
     words = _Words()
+    moving = MovingIndex(words)  # carried from each prompt's moment to the one before
     now_ms = store.now_ms()
     current = (await store.load_memories()).memories
     by_id = {m.id: m for m in current}
     settled = await store.newest_event_ms() if memo is not None else None
     now_index = RecallIndex(current, words)
     out: list[Turn] = []
-    for done, prompt in enumerate(sorted(prompts, key=lambda p: p.moment_ms)):
+    # Newest first: the event log is walked back once over all of them, and each
+    # moment's index is the one after it with what changed in between replaced.
+    for done, prompt in enumerate(sorted(prompts, key=lambda p: -p.moment_ms)):
         if progress is not None and done % 10 == 0:
             progress(done, len(prompts))
         now_ids, now_digest, now_lines, _ = injected_by(now_index, prompt)
@@ -349,7 +352,7 @@ async def replay_turns(
             kept = None
         if kept is None:
             try:
-                kept = await _replay_one(store, prompt, words, by_id, at)
+                kept = await _replay_one(store, prompt, words, by_id, at, moving)
             except NotInLog as exc:
                 out.append(Turn(prompt, None, None, now_ids, now_digest, (), str(exc)))
                 continue
@@ -419,18 +422,26 @@ def _still(kept: dict[str, Any], by_id: dict[str, Memory], at: str) -> bool:
 
 
 async def _replay_one(
-    store: Any, prompt: Prompt, words: _Words, by_id: dict[str, Memory], at: str
+    store: Any,
+    prompt: Prompt,
+    words: _Words,
+    by_id: dict[str, Memory],
+    at: str,
+    moving: MovingIndex,
 ) -> dict[str, Any]:
-    past = await store.replay(prompt.moment_ms)
+    past = await store.replay(prompt.moment_ms, retime=False)  # the moving index retimes
     then_records = [r for r in past.rows if isinstance(r, Memory)]
-    then_ids, then_digest, then_lines, matched = _injected(then_records, prompt, words)
+    index = moving.at(then_records, past.when)
+    then_ids, then_digest, then_lines, matched = injected_by(index, prompt)
     stamps = {r.id: r.reinforced_at for r in then_records if r.id in matched}
     candidates = _unknown(stamps, by_id, at)
     unknown = candidates
     if candidates:  # the turn as it would be had pi stamped them before the prompt
         later = set(candidates)
         stamped = [
-            replace(r, reinforced_at=by_id[r.id].reinforced_at) if r.id in later else r
+            replace(r, reinforced_at=by_id[r.id].reinforced_at, quality_at=past.when)
+            if r.id in later
+            else retimed(r, past.when)
             for r in then_records
         ]
         alt_ids, alt_digest, _, _ = _injected(stamped, prompt, words)

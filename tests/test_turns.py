@@ -552,3 +552,40 @@ async def test_a_cold_replay_runs_aside_and_keys_stay_live_meanwhile(
         await asyncio.sleep(0)
         await press(pilot, "n")
         assert "0 session(s)" in str(app.query_one("#turns-summary").render())
+
+
+async def test_the_moving_index_recalls_exactly_as_an_index_built_at_each_moment(
+    realistic: Path,
+) -> None:
+    """The replay carries one index from each prompt's moment to the one before
+    (``MovingIndex``); at every prompt of the fixture's sessions it must give what an
+    index built afresh from the store as it was then gives: the ids, pi's digest, each
+    line, and every record that matched."""
+    from store import Memory, NotInLog
+    from store.index import MovingIndex, RecallIndex
+    from store.turns import injected_by
+
+    prompts = [p for f in session_files(SESSIONS) for p in session_prompts(f).prompts]
+    async with await MemoryStore.open(realistic, clock=fixed_clock(FIXTURE_NOW)) as store:
+        moving = MovingIndex()
+        compared = 0
+        for prompt in sorted(prompts, key=lambda p: -p.moment_ms):
+            try:
+                past = await store.replay(prompt.moment_ms)
+                raw = await store.replay(prompt.moment_ms, retime=False)
+            except NotInLog:  # before the exact past: not replayed either way
+                continue
+            rows = [r for r in past.rows if isinstance(r, Memory)]
+            kept = [r for r in raw.rows if isinstance(r, Memory)]  # the moments they carry
+            index, fresh = moving.at(kept, raw.when), RecallIndex(rows)
+            assert injected_by(index, prompt) == injected_by(fresh, prompt)
+            for purpose in ("search", "tool"):
+                a = index.recall(prompt.text, purpose=purpose)  # type: ignore[arg-type]
+                b = fresh.recall(prompt.text, purpose=purpose)  # type: ignore[arg-type]
+                assert [(c.memory.id, c.reason, c.rank_score, c.memory.quality_at)
+                        for c in (*a.selected, *a.left_out)] == [
+                    (c.memory.id, c.reason, c.rank_score, c.memory.quality_at)
+                    for c in (*b.selected, *b.left_out)
+                ]  # fmt: skip
+            compared += 1
+    assert compared >= 40
