@@ -79,7 +79,7 @@ async def test_every_view_shows_the_project_scope_and_the_key_cycles_it(
         rows = app.query_one(MemoryList).rows
         assert rows and all(isinstance(r, Memory) and r.scope == WEBSHOP for r in rows)
         status = str(app.screen.query_one("#status-line").render())
-        shown = sum(1 for i in webshop_ids if app.state.find(i) is not None)
+        shown = sum(1 for i in webshop_ids if app.state.find(str(i)) is not None)
         assert f"shown of {shown} in webshop" in status
         await press(pilot, "h")
         events = app.query_one(EventList)
@@ -139,7 +139,9 @@ def test_the_command_line_takes_the_same_scope(realistic: Path) -> None:
     everything = cli("list", "--json", "--all-projects", "--db", str(realistic))
     assert {r["memory"]["scope"] for r in json.loads(everything.stdout)} >= {INFRA, WEBSHOP}
     found = cli("search", "postgres", "--json", "--project", WEBSHOP, "--db", str(realistic))
-    assert found.returncode == 0 and {r["memory"]["scope"] for r in json.loads(found.stdout)} <= {WEBSHOP}
+    assert found.returncode == 0 and {r["memory"]["scope"] for r in json.loads(found.stdout)} <= {
+        WEBSHOP
+    }
     events = cli("history", "--all", "--json", "--project", WEBSHOP, "--db", str(realistic))
     assert events.returncode == 0
     assert {e["scope"] for e in json.loads(events.stdout) if "scope" in e} <= {WEBSHOP}

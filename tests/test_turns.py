@@ -237,10 +237,10 @@ async def test_a_warm_replay_reads_the_settled_past_from_the_cache_and_refuses_a
         walks = 0
         walk = store.replay
 
-        async def counted(when: float) -> Any:
+        async def counted(when: float, *, retime: bool = True) -> Any:
             nonlocal walks
             walks += 1
-            return await walk(when)
+            return await walk(when, retime=retime)
 
         store.replay = counted  # type: ignore[method-assign]
         try:
@@ -580,8 +580,8 @@ async def test_the_moving_index_recalls_exactly_as_an_index_built_at_each_moment
             index, fresh = moving.at(kept, raw.when), RecallIndex(rows)
             assert injected_by(index, prompt) == injected_by(fresh, prompt)
             for purpose in ("search", "tool"):
-                a = index.recall(prompt.text, purpose=purpose)  # type: ignore[arg-type]
-                b = fresh.recall(prompt.text, purpose=purpose)  # type: ignore[arg-type]
+                a = index.recall(prompt.text, purpose=purpose)
+                b = fresh.recall(prompt.text, purpose=purpose)
                 assert [(c.memory.id, c.reason, c.rank_score, c.memory.quality_at)
                         for c in (*a.selected, *a.left_out)] == [
                     (c.memory.id, c.reason, c.rank_score, c.memory.quality_at)
