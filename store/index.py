@@ -690,49 +690,61 @@ class MovingIndex:
     def __init__(self, words_of: WordsOf = record_words) -> None:
         self._words_of = words_of
         self._index: RecallIndex | None = None
-        self._keys: dict[str, tuple[Any, ...]] = {}
-        self._statics: dict[tuple[str, tuple[Any, ...]], tuple[float, ...]] = {}
+        self._rows: dict[str, Memory] = {}
+        """The records of the last moment, as given (most are the same objects at the
+        next moment: only the changed ones cost anything)."""
+        self._figures = np.zeros((0, 8), dtype=np.float64)
+        """Per position of the index: ``_static``'s figures of its record."""
 
     def at(self, rows: Sequence[Memory], now_ms: float) -> RecallIndex:
         """The index of exactly ``rows``: the records at one moment, each with its
         quality taken at ``now_ms`` (whatever moment the records carry: a candidate
         recall returns carries ``now_ms``)."""
-        keys = {m.id: _standing_key(m) for m in rows}
-        last = self._index
-        if last is None or len(keys) != len(rows):  # the first, or an id twice: built
-            built = RecallIndex((retimed(m, now_ms) for m in rows), self._words_of)
-            built._moment = now_ms
-            self._index, self._keys = built, keys
-            return built
-        changed = [m for m in rows if self._keys.get(m.id) != keys[m.id]]
+        last, prev = self._index, self._rows
+        if last is None:
+            return self._build(rows, now_ms)
+        changed: list[Memory] = []
+        for m in rows:
+            p = prev.get(m.id)
+            if p is not m and (p is None or _standing_key(p) != _standing_key(m)):
+                changed.append(m)
+        current = {m.id: m for m in rows}
+        if len(current) != len(rows):  # an id twice: what pi never writes; built afresh
+            return self._build(rows, now_ms)
         new = last.updated(changed, self._words_of)
         by_id = new._by_id
-        gone = [by_id.pop(i) for i in self._keys if i not in keys]
-        if gone:
+        if len(prev) + sum(1 for m in changed if m.id not in prev) != len(rows):
+            gone = [by_id.pop(i) for i in prev if i not in current]  # not created yet
             new._alive[np.array(gone, dtype=np.int64)] = False
-        memories = new._memories
-        at = np.fromiter((by_id[m.id] for m in rows), dtype=np.int64, count=len(rows))
-        for i, m in zip(at.tolist(), rows, strict=True):
-            memories[i] = m  # the record as it was then, its moment with it
-        figures = np.array([self._static_of((m.id, keys[m.id]), m) for m in rows],
-                           dtype=np.float64)  # fmt: skip
-        figures = figures.reshape(len(rows), 8)
+        figures = self._figures
+        if len(new._memories) > len(figures):
+            grown = np.zeros((len(new._memories), 8), dtype=np.float64)
+            grown[: len(figures)] = figures
+            figures = grown
+        for m in changed:
+            figures[by_id[m.id]] = _static(m)
+        self._apply_moment(new, figures, now_ms)
+        self._index, self._rows, self._figures = new, current, figures
+        return new
+
+    def _build(self, rows: Sequence[Memory], now_ms: float) -> RecallIndex:
+        built = RecallIndex((retimed(m, now_ms) for m in rows), self._words_of)
+        built._moment = now_ms
+        figures = np.array([_static(m) for m in built._memories], dtype=np.float64)
+        self._index, self._rows = built, {m.id: m for m in rows}
+        self._figures = figures.reshape(len(built._memories), 8)
+        return built
+
+    @staticmethod
+    def _apply_moment(index: RecallIndex, figures: Floats, now_ms: float) -> None:
+        """Every position's quality factor and dormancy at ``now_ms``: ``_standing``'s
+        arithmetic, element by element in its order (a dead position's are not read)."""
         confirmed, half_life, floor, dormant_days, weight, utility, accuracy = figures[:, :7].T
         pinned = figures[:, 7] != 0
         age = np.maximum(0.0, (now_ms - confirmed) / DAY_MS)
         power = np.array([2**v for v in ((-age) / half_life).tolist()], dtype=np.float64)
         freshness = np.where(pinned, 1.0, floor + (1 - floor) * power)
-        factor, dormant = new._factor.copy(), new._dormant.copy()
-        factor[at] = freshness * weight * utility * accuracy
-        dormant[at] = ~pinned & (age > dormant_days)
-        new._factor, new._dormant = factor, dormant
-        new._moment = now_ms
-        new._requalify()
-        self._index, self._keys = new, keys
-        return new
-
-    def _static_of(self, key: tuple[str, tuple[Any, ...]], m: Memory) -> tuple[float, ...]:
-        found = self._statics.get(key)
-        if found is None:
-            found = self._statics[key] = tuple(float(x) for x in _static(m))
-        return found
+        index._factor = freshness * weight * utility * accuracy
+        index._dormant = ~pinned & (age > dormant_days)
+        index._moment = now_ms
+        index._requalify()
