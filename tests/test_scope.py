@@ -171,3 +171,15 @@ async def test_the_timeline_counts_one_project(realistic: Path) -> None:
             d.done + d.failed for d in ran.values()
         )
     assert origins_by_size([]) == []
+
+
+def test_the_dashboard_takes_the_scope_from_its_command_line(realistic: Path) -> None:
+    """--project and --all-projects reach the dashboard (its headless smoke run)."""
+
+    def shown(*flags: str) -> str:
+        run = cli("--smoke", *flags, "--db", str(realistic))
+        assert run.returncode == 0, run.stderr
+        return run.stdout.split(" rows shown")[0].rsplit(" ", 1)[-1]
+
+    assert shown() == shown("--all-projects") == "186"
+    assert shown("--project", INFRA + "/charts") == "77"
