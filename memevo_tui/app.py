@@ -9,10 +9,7 @@ other connections, and holds the keymap, help and the command palette.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import signal
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -24,11 +21,9 @@ from textual.notifications import SeverityLevel
 
 from store import LONE_SURROGATE, Clock, Memory, MemoryLoad, Replaced, StoreError, system_clock
 
-from .appstate import Visit, reconcile
+from .appstate import Visit
 from .commands import MemevoCommands
-from .compat.textual import driver_of
 from .curator import Curator
-from .inbox import diff_line, summarize
 from .keymap import PALETTE, check_keymap, key_groups, keymap_path, load_keymap, scopes
 from .keys import reopen_hint
 from .live import INTERVAL, ChangePoller
@@ -44,8 +39,10 @@ from .resources import stylesheet
 from .screens.dashboard import Dashboard
 from .screens.help import HelpScreen, help_text
 from .state import DashboardState
+from .terminal import leave_on_signals
 from .text import one_line, plain_lines, visible
 from .typeahead import run_binding_now, split_alt
+from .visits import settle_journal, since_last_visit
 
 
 class MemevoApp(App[None]):
@@ -140,7 +137,7 @@ class MemevoApp(App[None]):
     def on_mount(self) -> None:
         self.prefetch()  # the store opens while the dashboard is built
         if self.handle_signals:
-            self._leave_on_signals()
+            leave_on_signals(self)
         if self._user_keymap:
             self.set_keymap(self._user_keymap)
         if self._keymap_problems:
@@ -158,17 +155,6 @@ class MemevoApp(App[None]):
                 continue
             await super().on_event(each)
 
-    def _leave_on_signals(self) -> None:
-        """SIGTERM ends the app as q does, so the terminal is restored; so does SIGHUP
-        sent to a live terminal, while on a terminal that hung up the driver ends the
-        process without writing to it (``terminal.GuardedDriver``)."""
-        loop = asyncio.get_running_loop()
-        for name in ("SIGTERM", "SIGHUP"):
-            sig = getattr(signal, name, None)
-            if sig is not None:
-                with contextlib.suppress(NotImplementedError):  # Windows: no such handlers
-                    loop.add_signal_handler(sig, partial(self._on_signal, sig))
-
     def exit(self, *args: Any, **kwargs: Any) -> None:
         """Leave (q, a signal, a lost terminal): an editor still running (e) is ended
         first, so that nobody waits for a person who has gone."""
@@ -176,13 +162,6 @@ class MemevoApp(App[None]):
 
         end_editors()
         super().exit(*args, **kwargs)
-
-    def _on_signal(self, sig: int) -> None:
-        hang_up = getattr(driver_of(self), "hang_up", None)
-        if sig == getattr(signal, "SIGHUP", None) and hang_up is not None:
-            hang_up()
-        else:
-            self.exit(return_code=128 + sig)
 
     # ------------------------------------------------------------ the store
 
@@ -239,35 +218,13 @@ class MemevoApp(App[None]):
 
     @work(group="journal", exit_on_error=False)
     async def settle_journal(self) -> None:
-        """Say once if the state directory cannot be used; complete each bulk action a
-        killed process left journaled, with the events the events table shows it wrote."""
-        state = self.state
-        remembered, store = state.remembered, state.store
-        if remembered is None or store is None:
-            return
-        problem = await asyncio.to_thread(remembered.check)
+        """Say once if the state directory cannot be used, and which bulk actions a
+        killed process left cut short (``visits.settle_journal`` completes them)."""
+        problem, lines = await settle_journal(self.state)
         if problem is not None:
-            self.notify(
-                f"Batch undo and the last visit are off: {problem}",
-                title="State directory",
-                severity="warning",
-                timeout=15,
-            )
-            return
-        lines = []
-        for pending in await asyncio.to_thread(remembered.pending):
-            try:
-                events = await store.events(limit=None, after_rowid=pending.after_rowid)
-            except StoreError:
-                return
-            written = reconcile(pending, events)
-            await asyncio.to_thread(remembered.finish_batch, pending.id, written, cut_short=True)
-            lines.append(
-                f"A bulk {pending.verb} of {len(pending.targets)} records ({pending.at[:16]}) "
-                f"was cut short: {len(written)} written"
-            )
-        if lines:
-            state.regrouped()
+            self.notify(f"Batch undo and the last visit are off: {problem}",
+                        title="State directory", severity="warning", timeout=15)  # fmt: skip
+        elif lines:
             self.notify(
                 "\n".join([*lines, "History (h) shows them as one entry; u there undoes them"]),
                 title="Bulk action cut short",
@@ -278,27 +235,9 @@ class MemevoApp(App[None]):
     @work(group="inbox", exit_on_error=False)
     async def offer_inbox(self) -> None:
         """What changed since the last visit, if this store was shown before."""
-        state = self.state
-        visit = state.remembered.visit() if state.remembered is not None else None
-        store = state.store
-        if visit is None or store is None:
-            return
-        try:
-            events = await store.events(limit=None, after_rowid=visit.rowid)
-            sources = await store.sources()
-        except StoreError:
-            return
-        # 0.3 s at 100,000 records: on a thread, so the keys stay live meanwhile
-        rows = tuple(state.rows)
-        heading, lines = await asyncio.to_thread(summarize, visit, events, rows, sources)
-        try:
-            changed = diff_line(visit, await state.diff(visit.at_ms, start_rowid=visit.rowid))
-        except StoreError:  # older than the log gives exactly: the other lines still hold
-            changed = None
-        if changed is not None:
-            lines = [changed, *lines]
-        if lines:
-            self.post_message(InboxReady(heading, lines))
+        found = await since_last_visit(self.state)
+        if found is not None:
+            self.post_message(InboxReady(*found))
 
     def on_inbox_ready(self, message: InboxReady) -> None:
         screen = self.screen

@@ -13,16 +13,20 @@ which also ends the process when the terminal goes away.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import constants
 from textual.message import Message
 
-from .compat.textual import XTermParser
+from .compat.textual import XTermParser, driver_of
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.driver import Driver
 
 PASTE_START = "\x1b[200~"
@@ -85,3 +89,23 @@ def driver() -> type[Driver] | None:
 
     install()
     return GuardedDriver
+
+
+def leave_on_signals(app: App[Any]) -> None:
+    """SIGTERM ends ``app`` as q does, so the terminal is restored; so does SIGHUP sent
+    to a live terminal, while on a terminal that hung up the driver ends the process
+    without writing to it (``guarded.GuardedDriver``). Exit code: 128 + the signal."""
+    loop = asyncio.get_running_loop()
+
+    def taken(sig: int) -> None:
+        hang_up = getattr(driver_of(app), "hang_up", None)
+        if sig == getattr(signal, "SIGHUP", None) and hang_up is not None:
+            hang_up()
+        else:
+            app.exit(return_code=128 + sig)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            with contextlib.suppress(NotImplementedError):  # Windows: no such handlers
+                loop.add_signal_handler(sig, taken, sig)
