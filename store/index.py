@@ -36,7 +36,14 @@ import numpy.typing as npt
 from .features import document_words, facets, locale_key, pasted_literals, query_features
 from .js import fp, js_json, parse_ms
 from .model import Memory, retimed
-from .quality import DAY_MS, POLICY, confirmed_ms, evidence_weight, factor_dormant
+from .quality import (
+    DAY_MS,
+    POLICY,
+    confirmed_ms,
+    evidence_weight,
+    factor_dormant,
+    verdict_weights,
+)
 from .recall import (
     INJECT_LIMIT,
     MIN_FOCUS_COVERAGE,
@@ -664,16 +671,17 @@ def _static(m: Memory) -> tuple[float, float, float, float, float, float, float,
     its kind's half-life, floor and dormancy horizon, and its evidence, utility and
     accuracy weights (``quality._standing`` takes the rest from the moment)."""
     half_life, floor, dormant_days = POLICY[m.kind]
-    utility = m.utility.verdict if m.utility else None
-    accuracy = m.accuracy.verdict if m.accuracy else None
+    utility, accuracy = verdict_weights(
+        m.utility.verdict if m.utility else None, m.accuracy.verdict if m.accuracy else None
+    )
     return (
         confirmed_ms(m.updated_at, m.reinforced_at),
         half_life,
         floor,
         dormant_days,
         evidence_weight(m.kind, m.evidence.basis if m.evidence else None),
-        1.05 if utility == "useful" else 0.9 if utility == "unhelpful" else 1,
-        1.05 if accuracy == "accurate" else 0.5 if accuracy == "incorrect" else 1,
+        utility,
+        accuracy,
         m.layer == "pinned",
     )
 

@@ -209,6 +209,17 @@ def compute_quality(
     )
 
 
+def verdict_weights(
+    utility_verdict: str | None, accuracy_verdict: str | None
+) -> tuple[float, float]:
+    """The utility and accuracy weights of a record's quality, from its verdicts."""
+    utility = 1.05 if utility_verdict == "useful" else 0.9 if utility_verdict == "unhelpful" else 1
+    accuracy = (
+        1.05 if accuracy_verdict == "accurate" else 0.5 if accuracy_verdict == "incorrect" else 1
+    )
+    return utility, accuracy
+
+
 def _standing(
     kind: str,
     confirmed: float,
@@ -225,10 +236,7 @@ def _standing(
     freshness = 1.0 if pinned else floor + (1 - floor) * 2 ** (-age / half_life)
     aging, dormant = dormancy(age, None if pinned else dormant_days)
     weight = evidence_weight(kind, basis)
-    utility = 1.05 if utility_verdict == "useful" else 0.9 if utility_verdict == "unhelpful" else 1
-    accuracy = (
-        1.05 if accuracy_verdict == "accurate" else 0.5 if accuracy_verdict == "incorrect" else 1
-    )
+    utility, accuracy = verdict_weights(utility_verdict, accuracy_verdict)
     return (
         age,
         freshness,
