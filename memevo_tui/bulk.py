@@ -73,6 +73,13 @@ class UndoStep:
 AnyStep = Step | UndoStep
 
 
+def changed_since(revision: int, m: Memory) -> str | None:
+    """Why a record marked at ``revision`` is refused now, if it changed since."""
+    if m.revision == revision:
+        return None
+    return f"Memory changed since you marked it (revision {revision}, now {m.revision})"
+
+
 def plan(name: str, marked: Mapping[str, int], rows: Mapping[str, Row]) -> list[Step]:
     """The steps of the verb ``name`` over the marked records (id -> revision when marked).
 
@@ -88,12 +95,7 @@ def plan(name: str, marked: Mapping[str, int], rows: Mapping[str, Row]) -> list[
             why = "Unknown memory id" if row is None else f"Invalid memory record ({row.reason})"
             steps.append(Step(memory_id, "", op_all, revision, why))
             continue
-        refusal: str | None = None
-        if row.revision != revision:
-            refusal = (
-                f"Memory changed since you marked it (revision {revision}, now {row.revision})"
-            )
-        refusal = refusal or what.refusal(row)
+        refusal = changed_since(revision, row) or what.refusal(row)
         unchanged = None if refusal else what.unchanged(row)
         steps.append(Step(memory_id, row.content, op_all, revision, refusal, unchanged))
     return steps
@@ -135,12 +137,7 @@ def merge_plan(
 
     def changed(m: Memory) -> tuple[int, str | None]:
         revision = marked.get(m.id, m.revision) if marked else m.revision
-        if revision == m.revision:
-            return revision, None
-        return (
-            revision,
-            f"Memory changed since you marked it (revision {revision}, now {m.revision})",
-        )
+        return revision, changed_since(revision, m)
 
     revision, refusal = changed(keep)
     steps = [Step(keep.id, keep.content, fix.name, revision,
