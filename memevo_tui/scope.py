@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from store import Memory
+from store import CorruptRow, Event, Memory, Source
 
 from .view import origin_name
 
@@ -37,6 +37,11 @@ class Scope:
         """Is something of ``origin`` (a record's, an event's, a source's, a session's
         project) in the scope?"""
         return not self.project or origin == self.project
+
+    def shows(self, row: Memory | Event | Source | CorruptRow) -> bool:
+        """Is a row (a record, an event, a source) in the scope? A corrupt row always is:
+        its origin cannot be read, and it is never hidden."""
+        return isinstance(row, CorruptRow) or self.covers(row.scope)
 
     @property
     def name(self) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from test_unix import cli
+from textual.widgets import OptionList
 
 from memevo_tui.scope import ALL, AUTO, Scope, origins_by_size, project_for, start_scope
 from memevo_tui.screens.menu import Menu
@@ -100,7 +101,8 @@ async def test_every_view_shows_the_project_scope_and_the_key_cycles_it(
         assert any(any(m.scope == INFRA for m in item.records) for item in review.rows)
         await press(pilot, "at")
         assert isinstance(app.screen, Menu)
-        options = [str(o.prompt) for o in app.screen.query_one("OptionList")._options]  # type: ignore[attr-defined]
+        menu = app.screen.query_one(OptionList)
+        options = [str(menu.get_option_at_index(i).prompt) for i in range(menu.option_count)]
         assert options[0].startswith("All projects") and any(INFRA in o for o in options)
         index = next(n for n, o in enumerate(options) if o.startswith(INFRA))
         await press(pilot, *(["j"] * index), "enter")

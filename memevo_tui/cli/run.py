@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from store import (
     TOOL_QUERY_MAX,
     UNLOGGED_JSON,
-    CorruptRow,
     Event,
     Memory,
     MemoryLoad,
@@ -212,7 +211,7 @@ async def _history(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
     if args.project:  # the project's events: read them all, then the newest of them
         scope = _scope(args, (await store.load_memories()).memories)
         events = [e for e in await store.events(memory_id=args.id, limit=None)
-                  if isinstance(e, CorruptRow) or scope.covers(e.scope)]  # fmt: skip
+                  if scope.shows(e)]  # fmt: skip
         events = events[: None if limit is None else limit + 1]
     else:
         events = await store.events(memory_id=args.id, limit=None if limit is None else limit + 1)

@@ -183,7 +183,7 @@ class HistoryView(FilteringView):
         scope = self.state.scope
         rows = self._grouped([] if q.errors else [
             e for e in self.events
-            if event_matches(e, q) and (isinstance(e, CorruptRow) or scope.covers(e.scope))
+            if event_matches(e, q) and scope.shows(e)
         ])  # fmt: skip
         event_list = self.query_one(EventList)
         event_list.exhausted = self.exhausted or self.filtered

@@ -152,7 +152,7 @@ class LearningView(FilteringView):
         scope = self.state.scope
         rows = [] if q.errors else [
             s for s in self.sources
-            if source_matches(s, q, now) and (isinstance(s, CorruptRow) or scope.covers(s.scope))
+            if source_matches(s, q, now) and scope.shows(s)
         ]  # fmt: skip
         source_list = self.query_one(SourceList)
         source_list.now_ms = now

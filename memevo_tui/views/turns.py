@@ -156,7 +156,7 @@ class TurnsView(FilteringView):
     def _summary(self, line: str = "") -> None:
         if not line:
             scope = self.state.scope
-            sessions = [s for s in self.sessions if scope.covers(s.session.project)]
+            sessions = self._in_scope()
             turns = sum(len(s.turns) for s in sessions)
             got = sum(s.with_memories for s in sessions)
             differ = sum(s.differing for s in sessions)
@@ -183,9 +183,13 @@ class TurnsView(FilteringView):
         message.stop()
         self._open(message.row, focus=True)
 
+    def _in_scope(self) -> list[SessionTurns]:
+        """The sessions pi ran in the project scope's project (every one: all)."""
+        scope = self.state.scope
+        return [s for s in self.sessions if scope.covers(s.session.project)]
+
     def _shown_sessions(self) -> list[SessionTurns]:
-        q, scope = self.filter_query, self.state.scope
-        sessions = [s for s in self.sessions if scope.covers(s.session.project)]
+        q, sessions = self.filter_query, self._in_scope()
         if not (q.words or q.fields):
             return sessions
         return [s for s in sessions if any(

@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input
 
-from store import CorruptRow, Memory
+from store import Memory
 
 from ..filters import say
 from ..state import DashboardState, Row
@@ -108,7 +108,7 @@ class MemoryBrowser(Vertical):
         scope = self.state.scope
         if scope.everything:
             return rows
-        return [r for r in rows if isinstance(r, CorruptRow) or scope.covers(r.scope)]
+        return [r for r in rows if scope.shows(r)]
 
     MOVES_AT_ONCE = 256
     """More records than this coming into or leaving the list at once: it is sorted
