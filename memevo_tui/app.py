@@ -38,7 +38,7 @@ from .messages import (
 from .resources import stylesheet
 from .screens.dashboard import Dashboard
 from .screens.help import HelpScreen, help_text
-from .state import DashboardState
+from .state import DashboardState, Scoped
 from .terminal import leave_on_signals
 from .text import one_line, plain_lines, visible
 from .typeahead import run_binding_now, split_alt
@@ -136,6 +136,9 @@ class MemevoApp(App[None]):
 
     def on_mount(self) -> None:
         self.prefetch()  # the store opens while the dashboard is built
+        self.state.subscribe(
+            lambda change: self.show_title() if isinstance(change, Scoped) else None
+        )
         if self.handle_signals:
             leave_on_signals(self)
         if self._user_keymap:

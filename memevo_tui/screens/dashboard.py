@@ -362,10 +362,7 @@ class Dashboard(Screen[None]):
         self.app.push_screen(Menu("Show which project?", choices, current), picked)
 
     def _scope(self, scope: Scope) -> None:
-        self.state.set_scope(scope)
-        show_title = getattr(self.app, "show_title", None)
-        if show_title is not None:
-            show_title()
+        self.state.set_scope(scope)  # the app's title follows (MemevoApp.on_mount)
         self.notify(f"Showing {scope.name}", title="Project scope")
         self.update_status()
 
