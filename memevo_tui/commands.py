@@ -15,15 +15,29 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from .verbs import KEYED
 from .view import SORTS
-from .views.registry import VIEWS
+from .views.registry import SCREENS, VIEWS
+
+
+def _in(view: str, call: str, *args: object, show: bool = False) -> str:
+    """The action calling ``call`` on view ``view`` (its keys, by name)."""
+    return f"screen.ask({', '.join(repr(a) for a in (view, call, show, *args))})"
+
 
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     *((v.palette, v.key, f"screen.{v.action}") for v in KEYED if v.palette),
     ("Filter this view", "/", "screen.filter"),
-    ("Clear the memory list's filter", "", "screen.clear_filter"),
-    ("Show or hide forgotten and conflicted memories", "a", "screen.toggle_hidden"),
-    ("Sort the memory list (a menu of columns)", "o", "screen.sort_menu"),
-    ("Reverse the sort order", "O", "screen.reverse_sort"),
+    ("Clear the memory list's filter", "", _in("memories", "clear_filter")),
+    (
+        "Show or hide forgotten and conflicted memories",
+        "a",
+        _in("memories", "action_toggle_hidden"),
+    ),
+    (
+        "Sort the memory list (a menu of columns)",
+        "o",
+        _in("memories", "action_sort_menu", show=True),
+    ),
+    ("Reverse the sort order", "O", _in("memories", "action_reverse_sort")),
     *((v.palette, v.key, f"screen.show_tab({v.id!r})") for v in VIEWS),
     ("Copy the highlighted id", "y", "screen.yank(False)"),
     ("Copy the highlighted text", "Y", "screen.yank(True)"),
@@ -31,15 +45,19 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Pause or resume live updates", "ctrl+space", "toggle_live"),
     ("Time dial: show the store as of another day", "t", "screen.time_dial"),
     ("Time dial: back to now", "0", "screen.now"),
-    ("Diff… the records added, changed and removed between two moments", "D", "screen.diff"),
+    *((s.palette, s.key, f"screen.open_screen({s.id!r})") for s in SCREENS),
     ("Project scope: this project, all projects, or pick one", "@", "screen.scope"),
     ("Project scope: pick a project (or all of them)…", "", "screen.pick_scope"),
     ("Mark or unmark the highlighted record", "space", "screen.mark"),
-    ("Export the marked records, or the listed ones, to a file", "ctrl+e", "screen.export"),
+    (
+        "Export the marked records, or the listed ones, to a file",
+        "ctrl+e",
+        _in("memories", "action_export"),
+    ),
     (
         "Recall preview: switch injection / the model's recall tool / search",
         "ctrl+t",
-        "screen.recall_purpose",
+        _in("recall", "toggle_purpose", show=True),
     ),
     ("Reload from the store", "ctrl+r", "reload"),
     ("Help: keys and legend", "?", "help"),
@@ -47,7 +65,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
 
 
 def all_commands() -> list[tuple[str, str, str]]:
-    sorts = [(f"Sort by {key}", "", f"screen.sort_by('{key}')") for key in SORTS]
+    sorts = [(f"Sort by {key}", "", _in("memories", "sort_by", key))
+             for key in SORTS]  # fmt: skip
     return [*COMMANDS, *sorts]
 
 

@@ -24,7 +24,7 @@ from .screens.help import HelpScreen
 from .screens.inbox import InboxScreen
 from .screens.menu import Menu
 from .screens.prompt import PromptScreen
-from .views.registry import VIEWS
+from .views.registry import SCREENS, VIEWS
 from .widgets.option_list import KeyedOptionList
 from .widgets.split import Split
 from .widgets.virtual_list import VirtualList
@@ -84,6 +84,7 @@ def key_groups() -> list[tuple[str, list[BindingType]]]:
         ("lists", list(VirtualList.BINDINGS)),
         ("list and pane", list(Split.BINDINGS)),
         *((view.scope, (view.help or view.keys)()) for view in VIEWS if view.scope),
+        *((screen.scope, screen.keys()) for screen in SCREENS),
         ("dialogs", [*ConfirmScreen.BINDINGS, *PromptScreen.BINDINGS]),
         ("editor", list(CorrectScreen.BINDINGS)),
         ("menus", list(Menu.BINDINGS)),
@@ -98,6 +99,7 @@ def scopes() -> dict[str, list[BindingType]]:
     return {
         "anywhere": anywhere,
         **{view.scope: [*anywhere, *lists, *view.keys()] for view in VIEWS if view.scope},
+        **{screen.scope: [*lists, *screen.keys()] for screen in SCREENS},
         "dialogs": list(ConfirmScreen.BINDINGS),
         "editor": list(CorrectScreen.BINDINGS),
         "help": list(HelpScreen.BINDINGS),

@@ -70,13 +70,19 @@ class StoreRecovered(Message):
     """The store answered again after a failure."""
 
 
-class ShowRecord(Message):
-    """Show this record in the memory list (``back``: how to return, for the toast)."""
+NOW = "now"
+"""``ShowView.dial``, ``ShowRecord.dial``: back to now."""
 
-    def __init__(self, memory_id: str, back: str) -> None:
+
+class ShowRecord(Message):
+    """Show this record in the memory list (``back``: how to return, for the toast),
+    the time dial first turned when ``dial`` says so (a moment before now, or ``NOW``)."""
+
+    def __init__(self, memory_id: str, back: str, *, dial: float | str | None = None) -> None:
         super().__init__()
         self.memory_id = memory_id
         self.back = back
+        self.dial = dial
 
 
 class ShowProvenance(Message):
@@ -87,15 +93,12 @@ class ShowProvenance(Message):
         self.memory_id = memory_id
 
 
-NOW = "now"
-"""``ShowView.dial``: back to now."""
-
-
 class ShowView(Message):
     """One view asks for another, by its id in the view registry: the screen turns the
     time dial first when ``dial`` says so (a moment before now, or ``NOW``), builds the
-    view if it never was, calls its ``call`` method with ``args``, shows it, and puts
-    the focus on ``focus`` (a selector in it). Views never reach into one another."""
+    view if it never was, calls its ``call`` method with ``args``, shows it (unless
+    ``show`` is False: the call is made where the view is), and puts the focus on
+    ``focus`` (a selector in it). Views never reach into one another."""
 
     def __init__(
         self,
@@ -105,6 +108,7 @@ class ShowView(Message):
         *,
         dial: float | str | None = None,
         focus: str = "",
+        show: bool = True,
     ) -> None:
         super().__init__()
         self.view = view
@@ -112,6 +116,16 @@ class ShowView(Message):
         self.args = args
         self.dial = dial
         self.focus = focus
+        self.show = show
+
+
+class OpenScreen(Message):
+    """Open a registered screen (``views.registry.SCREENS``) by its id, with ``args``."""
+
+    def __init__(self, screen: str, *args: object) -> None:
+        super().__init__()
+        self.screen = screen
+        self.args = args
 
 
 class InboxReady(Message):

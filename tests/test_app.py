@@ -74,7 +74,9 @@ async def test_browse_sort_filter_and_toggle(realistic: Path) -> None:
         await pilot.press("o", "escape")
         await settle(pilot)
         assert list_view(app).sort == "state" and not isinstance(app.screen, Menu)
-        await app.run_action("screen.sort_by('share')")  # share of its horizon left
+        await app.run_action(
+            "screen.ask('memories', 'sort_by', False, 'share')"
+        )  # share of its horizon left
         fresh = [time_left(r) for r in memory_list(app).rows if isinstance(r, Memory)]
         assert fresh == sorted(fresh, reverse=True)
         await pilot.press("O")

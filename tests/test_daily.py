@@ -489,11 +489,13 @@ async def test_sorted_headers_stay_readable(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await app.run_action("screen.sort_by('confirmed')")
+        await app.run_action("screen.ask('memories', 'sort_by', False, 'confirmed')")
         await settle(pilot)
         header = memories(app).render_line(0).text
         assert "AGE▼" in header
-        await app.run_action("screen.sort_by('fresh')")  # days left: the fewest first
+        await app.run_action(
+            "screen.ask('memories', 'sort_by', False, 'fresh')"
+        )  # days left: the fewest first
         await settle(pilot)
         assert "FRESH▲" in memories(app).render_line(0).text
 

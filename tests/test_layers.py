@@ -96,7 +96,8 @@ def test_the_ui_imports_no_private_module_of_the_store() -> None:
 def test_every_request_for_another_view_names_a_registered_view_and_its_method() -> None:
     """Views ask for one another through ``ShowView`` (routed by the registry's ids):
     each request names a view the registry has, and a method that view's class has;
-    the main screen imports no view but the first one shown."""
+    the main screen imports no view, not even inside a function, and no screen that a
+    registry entry opens (the diff)."""
     from memevo_tui.views.registry import VIEWS
 
     views = {entry.id: entry for entry in VIEWS}
@@ -116,9 +117,10 @@ def test_every_request_for_another_view_names_a_registered_view_and_its_method()
             assert callable(getattr(views[view].cls, call[0], None)), (where, view, call)
     dashboard = (ROOT / "memevo_tui" / "screens" / "dashboard.py").read_text(encoding="utf-8")
     tree = ast.parse(dashboard)
-    top = [n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module]
-    imported = {n.module for n in top if n.module and n.module.startswith("views.")}
-    assert imported <= {"views.base", "views.memories", "views.registry"}, imported
+    every = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
+    imported = {n.module for n in every if n.module and n.module.startswith("views.")}
+    assert imported == {"views.base", "views.registry"}, imported
+    assert not {n.module for n in every} & {"diff", "screens.diff"}
 
 
 def test_the_dashboard_imports_the_store_through_its_package_only() -> None:

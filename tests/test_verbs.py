@@ -85,6 +85,33 @@ async def test_each_view_is_a_tab_a_key_a_palette_entry_and_a_scope(realistic: P
             assert isinstance(app.screen.query_one(f"#{view.id}").query_one(view.cls), view.cls)
 
 
+def test_every_palette_entry_names_an_action_that_is_there() -> None:
+    """A palette entry names an action of the app or the dashboard; ``ask`` names a view
+    of the registry and a method of its class; ``open_screen`` a screen of it. A renamed
+    method breaks this test, not a user's palette (Textual ignores an unknown action)."""
+    import ast
+
+    from memevo_tui.app import MemevoApp
+    from memevo_tui.screens.dashboard import Dashboard
+    from memevo_tui.views.registry import SCREENS, VIEWS
+
+    views = {v.id: v.cls for v in VIEWS}
+    seen = set()
+    for title, _, action in all_commands():
+        target, _, rest = action.partition(".")
+        owner = Dashboard if target == "screen" else MemevoApp
+        name, _, args = (rest if target == "screen" else action).partition("(")
+        assert hasattr(owner, f"action_{name}"), title
+        seen.add(name)
+        inside = args.rstrip(")")
+        values = [str(v) for v in ast.literal_eval(f"({inside},)")] if inside else []
+        if name == "ask":
+            assert callable(getattr(views[values[0]], values[1], None)), title
+        if name == "open_screen":
+            assert values[0] in {s.id for s in SCREENS}, title
+    assert {"ask", "open_screen", "show_tab", "curate"} <= seen
+
+
 async def test_history_filters_by_every_verb_the_registry_declares(realistic: Path) -> None:
     """History's ``verb:`` filter is read from the registry, never a copied list: every
     curation verb and every verb an event of the fixture's log shows is a value of it."""

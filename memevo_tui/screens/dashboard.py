@@ -18,12 +18,11 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Header, TabbedContent, TabPane
 
-from store import StoreError, iso
-
 from ..compat.textual import LateFocusTabs
 from ..inbox import Line
 from ..messages import (
     NOW,
+    OpenScreen,
     ReloadWanted,
     ShowProvenance,
     ShowRecord,
@@ -34,20 +33,17 @@ from ..messages import (
 from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, LiveToggled, Warned
 from ..text import one_line
 from ..views.base import BaseView
-from ..views.memories import MemoriesView
-from ..views.registry import VIEWS
-from ..when import HELP, BadMoment, moment, parse_moment
+from ..views.registry import SCREENS, VIEWS
 from ..widgets.app_footer import AppFooter
 from ..widgets.memory_list import MemoryList, RecordMenuRequested
 from ..widgets.split import Split
 from ..widgets.status_line import StatusLine
 from ..widgets.virtual_list import VirtualList
+from .dial import ask_moment, back_to_now, dial_past
 from .inbox import InboxScreen
-from .prompt import PromptScreen
 
-if TYPE_CHECKING:  # the views but Memories, and the diff, are imported when first shown
+if TYPE_CHECKING:
     from ..scope import Scope
-    from .diff import Opened
 
 
 def _b(
@@ -82,8 +78,7 @@ class Dashboard(Screen[None]):
         _b("t", "time_dial", "Time", "app.time",
            "The time dial: show the store as of another day (a date, or +30d)", show=False),
         _b("0", "now", "Now", "app.now", "Back to now from the time dial", show=False),
-        _b("D", "diff", "Diff", "app.diff",
-           "Diff: the records added, changed and removed between two moments", show=False),
+        *(screen.binding for screen in SCREENS),  # a key for each view over the tabs
         _b("at", "scope", "Scope", "app.scope",
            "Project scope: this project, all projects, or pick one (every view obeys it)",
            show=False, key_display="@"),
@@ -160,8 +155,9 @@ class Dashboard(Screen[None]):
         return built
 
     @property
-    def memories(self) -> MemoriesView:
-        return self.query_one(MemoriesView)
+    def memories(self) -> BaseView:
+        """The memory list's view (always built)."""
+        return self.views["memories"]
 
     @property
     def active(self) -> str:
@@ -170,17 +166,25 @@ class Dashboard(Screen[None]):
     # ------------------------------------------------------------ switching views
 
     async def action_show_tab(self, tab: str) -> None:
+        previous = self.views.get(self.active)
         shown = await self.view(tab)
-        if tab == "recall" and self.active == "search":
-            from ..views.recall import RecallView
-            from ..views.search import SearchView
-
-            search = self.views.get("search")
-            if isinstance(search, SearchView) and search.query_text.strip():
-                assert isinstance(shown, RecallView)
-                shown.explain_search(search.query_text)  # from a search, explain it
+        handed = previous.handover(tab) if previous is not None else None
+        if handed is not None:  # e.g. from a search, the recall preview explains it
+            getattr(shown, handed[0])(*handed[1])
         self.query_one("#tabs", TabbedContent).active = tab
         shown.focus_default()
+
+    async def action_ask(self, view: str, call: str, show: bool = False, *args: object) -> None:
+        """Call a view's method by name (the palette's entries for one view's keys):
+        the view built if it never was, and shown first when ``show``."""
+        await self.on_show_view(ShowView(view, call, args, show=show))
+
+    def action_open_screen(self, screen: str) -> None:
+        self.post_message(OpenScreen(screen))
+
+    def on_open_screen(self, message: OpenScreen) -> None:
+        """A view over the tabs, opened by its registry entry (``SCREENS``)."""
+        next(s for s in SCREENS if s.id == message.screen).open(self, *message.args)
 
     async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         shown = await self.view(event.pane.id or "")  # a tab clicked before it was built
@@ -191,7 +195,8 @@ class Dashboard(Screen[None]):
 
     def action_escape(self) -> None:
         if not self.views[self.active].leave():
-            self.memories.drop_pair_mark()  # a pending pair's first record, from any view
+            for view in self.views.values():  # a pending pair's first record, from any view
+                view.drop_pair_mark()
 
     def action_filter(self) -> None:
         self.views[self.active].start_filter()
@@ -209,129 +214,7 @@ class Dashboard(Screen[None]):
             splits.first().action_toggle_side()
 
     def action_time_dial(self) -> None:
-        state = self.state
-        shown = iso(state.as_of)[:10] if state.as_of is not None else ""
-
-        def done(text: str | None) -> None:
-            if text is None:  # esc: back to now
-                self.action_now()
-                return
-            try:
-                when = parse_moment(text if text.strip() else "now", state.clock())
-            except BadMoment as exc:
-                self.notify(str(exc), title="Time dial", severity="error", markup=False)
-                return
-            if when is not None and when < state.clock():
-                self.run_worker(self._dial_past(when), group="dial", exclusive=True)
-                return
-            state.set_as_of(when)
-            if when is not None:
-                self.notify(
-                    f"Showing the store as of {moment(when)} (simulated): decay, dormancy, "
-                    f"the review queue and what pi would inject. Nothing can be written; "
-                    f"0 returns to now.",
-                    title="Time dial",
-                )
-
-        self.app.push_screen(
-            PromptScreen("Show the store as of", placeholder=HELP, value=shown,
-                         hint=f"{HELP}; esc returns to now"),
-            done,
-        )  # fmt: skip
-
-    async def _dial_past(self, when: float) -> None:
-        """Turn the dial to a past moment: the records as they were, from the event log."""
-        try:
-            past = await self.state.dial_past(when)
-        except StoreError as exc:
-            self.notify(f"The time dial cannot go back: {exc}", title="Time dial",
-                        severity="error")  # fmt: skip
-            return
-        shown = self.state.as_of if self.state.as_of is not None else when
-        if past.clamped and past.exact_back_to == float("inf"):
-            self.notify(
-                f"{moment(when)} is not known: the event log is {past.limit_line()}. "
-                "The dial stays where it was.",
-                title="Time dial",
-                severity="warning",
-                markup=False,
-            )
-            return
-        if past.clamped:
-            self.notify(
-                f"{moment(when)} is not known: the event log is {past.limit_line()}. "
-                f"Showing {moment(shown)}, as far back as it is exact. 0 returns to now.",
-                title="Time dial",
-                severity="warning",
-                markup=False,
-            )
-            return
-        self.notify(
-            f"Showing the store as it was on {moment(shown)}, replayed from the event log "
-            f"({len(past.rows)} records then). Nothing can be written; 0 returns to now.",
-            title="Time dial",
-        )
-
-    def action_diff(self) -> None:
-        """Ask for two moments (FROM [TO], TO now by default), then show the diff."""
-
-        def done(text: str | None) -> None:
-            if text is None or not text.strip():
-                return
-            words = text.split()
-            clock = self.state.clock()
-            try:
-                if len(words) > 2:
-                    raise BadMoment("Give one or two moments: FROM [TO]")
-                ends = [parse_moment(w, clock) for w in words]
-            except BadMoment as exc:
-                self.notify(str(exc), title="Diff", severity="error", markup=False)
-                return
-            start = clock if ends[0] is None else ends[0]
-            end = ends[1] if len(ends) == 2 else None
-            if end is not None and end >= clock:
-                end = None
-            if start > (clock if end is None else end):
-                self.notify("FROM is after TO: nothing to diff", title="Diff", severity="error")
-                return
-            self.run_worker(self._diff(start, end), group="diff", exclusive=True)
-
-        self.app.push_screen(
-            PromptScreen("Diff between", placeholder=f"FROM [TO]: {HELP}",
-                         hint="FROM [TO], TO now by default; e.g. -7d, or 2026-10-01 2026-11-01"),
-            done,
-        )  # fmt: skip
-
-    def show_diff(self, start: float, start_rowid: int | None = None) -> None:
-        """The diff from ``start`` (or just after event ``start_rowid``) to now."""
-        self.run_worker(self._diff(start, None, start_rowid), group="diff", exclusive=True)
-
-    async def _diff(self, start: float, end: float | None, start_rowid: int | None = None) -> None:
-        from .diff import DiffScreen  # the past: imported when a diff is first asked for
-
-        try:
-            found = await self.state.diff(start, end, start_rowid=start_rowid)
-        except StoreError as exc:
-            self.notify(f"No diff: {exc}", title="Diff", severity="error")
-            return
-
-        def opened(picked: Opened | None) -> None:
-            if picked is None:
-                return
-            if picked.when is None:
-                self.action_now()
-                self.post_message(ShowRecord(picked.memory_id, "D shows the diff again"))
-                return
-            self.run_worker(self._show_then(picked), group="dial", exclusive=True)
-
-        self.app.push_screen(DiffScreen(self.state, found, now=end is None), opened)
-
-    async def _show_then(self, picked: Opened) -> None:
-        """A record of the diff as it was then: the dial turned there, the record shown."""
-        assert picked.when is not None
-        await self._dial_past(picked.when)
-        if self.state.past is not None:
-            self.post_message(ShowRecord(picked.memory_id, "0 returns to now"))
+        ask_moment(self)
 
     def action_scope(self) -> None:
         """@: the next scope: the project started in, every project, one to pick."""
@@ -367,36 +250,9 @@ class Dashboard(Screen[None]):
         self.update_status()
 
     def action_now(self) -> None:
-        if self.state.as_of is not None:
-            self.state.set_as_of(None)
-            self.notify("Back to now", title="Time dial")
+        back_to_now(self)
 
-    # ------------------------------------------------------------ the memory list, by name
-
-    def action_clear_filter(self) -> None:
-        self.memories.clear_filter()
-
-    def action_toggle_hidden(self) -> None:
-        self.memories.action_toggle_hidden()
-
-    async def action_sort_menu(self) -> None:
-        await self.action_show_tab("memories")
-        self.memories.action_sort_menu()
-
-    def action_sort_by(self, key: str) -> None:
-        self.memories.sort_by(key)
-
-    def action_reverse_sort(self) -> None:
-        self.memories.action_reverse_sort()
-
-    def action_export(self) -> None:
-        self.memories.action_export()
-
-    async def action_recall_purpose(self) -> None:
-        await self.action_show_tab("recall")
-        from ..widgets.recall_pane import RecallPane
-
-        self.query_one(RecallPane).action_toggle_purpose()
+    # ------------------------------------------------------------ one view's keys, by name
 
     async def action_curate(self, verb: str) -> None:
         """A curation verb from the palette: what its key does in the view shown, on
@@ -422,7 +278,7 @@ class Dashboard(Screen[None]):
         if self.active != "memories":
             self.notify("Marks are made in the memory list (m)", severity="warning")
             return
-        self.memories.action_mark()
+        self.post_message(ShowView("memories", "action_mark", show=False))
 
     # ------------------------------------------------------------ requests between views
 
@@ -431,7 +287,9 @@ class Dashboard(Screen[None]):
         row = message.row
         current = self.state.find(row.id) if row is not None else None
         group = [self.state.find(r.id) or r for r in message.group]
-        self.memories.curate(current or row, message.verb, group=group)
+        self.post_message(
+            ShowView("memories", "curate_asked", (current or row, message.verb, group), show=False)
+        )
 
     def on_show_provenance(self, message: ShowProvenance) -> None:
         """P on any list of records (enter in the memory list): where it came from."""
@@ -457,7 +315,10 @@ class Dashboard(Screen[None]):
                 view = choice.removeprefix(VIEW)
                 await self.on_show_view(ShowView(view, "show_query", (view_query(view, record),)))
             elif choice and choice.startswith(VERB):
-                self.memories.curate(row, choice.removeprefix(VERB))
+                await self.on_show_view(
+                    ShowView("memories", "curate_asked", (row, choice.removeprefix(VERB), []),
+                             show=False)
+                )  # fmt: skip
             elif choice and choice.startswith(COPY):
                 source.action_yank(choice.removeprefix(COPY) == "text")
 
@@ -466,18 +327,27 @@ class Dashboard(Screen[None]):
     async def on_show_view(self, message: ShowView) -> None:
         """A view's request for another, routed by the registry's id (``ShowView``)."""
         if message.dial == NOW:
-            self.action_now()
+            back_to_now(self)
         elif isinstance(message.dial, float | int):
-            await self._dial_past(float(message.dial))
+            await dial_past(self, float(message.dial))
         shown = await self.view(message.view)
         if message.call:
             getattr(shown, message.call)(*message.args)
+        if not message.show:
+            return
         await self.action_show_tab(message.view)
         if message.focus:
             shown.focus_now(shown.query_one(message.focus))
 
     async def on_show_record(self, message: ShowRecord) -> None:
-        """Show a record in the memory list, clearing what hides it."""
+        """Show a record in the memory list, clearing what hides it (the dial turned
+        first when the request says so)."""
+        if message.dial == NOW:
+            back_to_now(self)
+        elif isinstance(message.dial, float | int):
+            await dial_past(self, float(message.dial))
+            if self.state.past is None:  # refused: the toast said why
+                return
         if not self.memories.reveal(message.memory_id):
             return
         await self.action_show_tab("memories")
@@ -494,7 +364,7 @@ class Dashboard(Screen[None]):
                 return
             ids = ",".join(line.ids)
             if line.about == "diff" and line.since is not None:
-                self.show_diff(*line.since)
+                self.on_open_screen(OpenScreen("diff", *line.since))
             elif line.about == "sources":
                 await self.on_show_view(ShowView("learning", "show_query", (f"id:{ids}",)))
             else:

@@ -10,7 +10,7 @@ undoes the record's newest change in the range as ``u`` in History does, and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -22,10 +22,15 @@ from textual.widgets import Footer, Static
 from store import Diff, Event, StoreError, parse_ms
 
 from ..curator import Curator
+from ..messages import NOW, ShowRecord
 from ..state import DashboardState
 from ..text import field_text, one_line
-from ..when import moment
+from ..when import HELP, BadMoment, moment, parse_moment
 from ..widgets.diff_list import DiffList, DiffRow, diff_rows
+from .prompt import PromptScreen
+
+if TYPE_CHECKING:
+    from .dashboard import Dashboard
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,3 +139,59 @@ class DiffScreen(Screen[Opened | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+# ------------------------------------------------------------ opened from the registry
+
+
+def open_diff(host: Dashboard, start: float | None = None, start_rowid: int | None = None) -> None:
+    """``D``: ask for two moments (FROM [TO], TO now by default), then show the diff;
+    with ``start`` (a last visit), the diff from then (or just after event
+    ``start_rowid``) to now, without asking."""
+    if start is not None:
+        host.run_worker(_diff(host, start, None, start_rowid), group="diff", exclusive=True)
+        return
+
+    def done(text: str | None) -> None:
+        if text is None or not text.strip():
+            return
+        words = text.split()
+        clock = host.state.clock()
+        try:
+            if len(words) > 2:
+                raise BadMoment("Give one or two moments: FROM [TO]")
+            ends = [parse_moment(w, clock) for w in words]
+        except BadMoment as exc:
+            host.notify(str(exc), title="Diff", severity="error", markup=False)
+            return
+        start = clock if ends[0] is None else ends[0]
+        end = ends[1] if len(ends) == 2 else None
+        if end is not None and end >= clock:
+            end = None
+        if start > (clock if end is None else end):
+            host.notify("FROM is after TO: nothing to diff", title="Diff", severity="error")
+            return
+        host.run_worker(_diff(host, start, end, None), group="diff", exclusive=True)
+
+    host.app.push_screen(
+        PromptScreen("Diff between", placeholder=f"FROM [TO]: {HELP}",
+                     hint="FROM [TO], TO now by default; e.g. -7d, or 2026-10-01 2026-11-01"),
+        done,
+    )  # fmt: skip
+
+
+async def _diff(host: Dashboard, start: float, end: float | None, start_rowid: int | None) -> None:
+    try:
+        found = await host.state.diff(start, end, start_rowid=start_rowid)
+    except StoreError as exc:
+        host.notify(f"No diff: {exc}", title="Diff", severity="error")
+        return
+
+    def opened(picked: Opened | None) -> None:
+        """A record shown now, or as it was then (the dial turned there)."""
+        if picked is not None:
+            back = "D shows the diff again" if picked.when is None else "0 returns to now"
+            dial = NOW if picked.when is None else picked.when
+            host.post_message(ShowRecord(picked.memory_id, back, dial=dial))
+
+    host.app.push_screen(DiffScreen(host.state, found, now=end is None), opened)

@@ -106,6 +106,20 @@ class BaseView(Vertical):
         """This view's part of the status line."""
         return []
 
+    def handover(self, to: str) -> tuple[str, tuple[object, ...]] | None:
+        """What this view hands to view ``to`` when the user goes there from it: the
+        method of ``to`` to call, and its arguments (None: nothing)."""
+        return None
+
+    def reveal(self, memory_id: str) -> bool:
+        """Put the cursor on a record (a request from another view); False when this
+        view cannot show it."""
+        return False
+
+    def drop_pair_mark(self) -> bool:
+        """Forget a pending pair's first record (esc from any view); False when none."""
+        return False
+
     @property
     def busy(self) -> bool:
         """True while a worker of this view or of one of its widgets is in flight."""

@@ -363,6 +363,10 @@ class MemoriesView(MarkingView):
         elif (memory := self.curator.usable(row)) is not None:
             self._mark_pair(memory, what)
 
+    def curate_asked(self, row: Row | None, verb: str, group: Sequence[Row]) -> None:
+        """A curation asked by another view (Search, Recall, Review, the record menu)."""
+        self.curate(row, verb, group=group)
+
     def _mark_pair(self, row: Memory, what: Verb) -> None:
         mark = self.pair_mark
         if mark is None or mark[0].id == row.id or mark[1] != what:

@@ -83,6 +83,10 @@ class RecallView(BaseView):
         """What pi would inject for ``prompt`` with these earlier user turns."""
         self.query_one(RecallPane).ask_with(prompt, turns)
 
+    def toggle_purpose(self) -> None:
+        """Switch what the preview is for: injection, the model's recall tool, search."""
+        self.query_one(RecallPane).action_toggle_purpose()
+
     def explain_search(self, query: str) -> None:
         """Show why ``/memory search`` returns what it does for ``query``."""
         self.query_one(RecallPane).explain_search(query)

@@ -1,4 +1,5 @@
-"""The views, each declared once.
+"""The views, each declared once: the tabs (``VIEWS``) and the screens opened over
+them (``SCREENS``).
 
 A ``ViewEntry`` gives a view's tab id, the key that shows it, its tab title, its
 class, its palette entry, and the keys that work in it (for help, and for the key
@@ -6,6 +7,11 @@ map's check that no key means two things at once). The dashboard composes its ta
 and binds their keys from ``VIEWS``; the palette (``commands``) and the key map
 (``keymap.scopes``, ``keymap.key_groups``) read it too. Adding a view is its module
 plus one entry here.
+
+A ``ScreenEntry`` is a view that opens over the tabs (the diff): its key, its
+palette entry, its keys, and the function that opens it (``open(dashboard, *args)``,
+in its own module). The dashboard binds ``open_screen('<id>')`` and routes
+``OpenScreen`` messages to it, and knows nothing else of it.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding, BindingType
 
@@ -200,3 +206,49 @@ VIEWS: tuple[ViewEntry, ...] = (
     ),
 )
 """The views, in the order of their tabs."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenEntry:
+    id: str
+    """``open_screen('<id>')``; its key's binding id is ``app.<id>``."""
+    key: str
+    title: str
+    where: str
+    """The function that opens it, as ``module:function`` under ``memevo_tui``: called
+    with the dashboard and the request's arguments, imported when first opened."""
+    tooltip: str
+    palette: str
+    scope: str
+    """The name of the keys that work in it, in help and the key map."""
+    keys: Keys = _none
+
+    def open(self, host: Any, *args: object) -> None:
+        module, name = self.where.split(":")
+        getattr(importlib.import_module(f"memevo_tui.{module}"), name)(host, *args)
+
+    @property
+    def binding(self) -> Binding:
+        return Binding(
+            self.key,
+            f"open_screen({self.id!r})",
+            self.title,
+            show=False,
+            id=f"app.{self.id}",
+            tooltip=self.tooltip,
+        )
+
+
+SCREENS: tuple[ScreenEntry, ...] = (
+    ScreenEntry(
+        "diff",
+        "D",
+        "Diff",
+        "screens.diff:open_diff",
+        "Diff: the records added, changed and removed between two moments",
+        "Diff… the records added, changed and removed between two moments",
+        "diff",
+        _of("screens.diff:DiffScreen", "widgets.diff_list:DiffList"),
+    ),
+)
+"""The views that open over the tabs."""

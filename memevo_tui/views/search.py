@@ -57,6 +57,12 @@ class SearchView(BaseView):
         results.empty_text = "Type a query above."
         results.sort_key = None  # results come in relevance order
 
+    def handover(self, to: str) -> tuple[str, tuple[object, ...]] | None:
+        """From a search to the recall preview: explain the search."""
+        if to == "recall" and self.query_text.strip():
+            return ("explain_search", (self.query_text,))
+        return None
+
     @property
     def query_text(self) -> str:
         return self.query_one("#search-input", Input).value
