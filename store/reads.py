@@ -551,6 +551,27 @@ class Reads(StoreBase):
             row = await (await db.execute("SELECT max(rowid) FROM events")).fetchone()
         return int(row[0] or 0) if row else 0
 
+    async def reflecting(
+        self, rows: Sequence[Memory | CorruptRow], seen: int
+    ) -> tuple[list[Memory | CorruptRow], int]:
+        """``rows`` (a reader's, which reflect the events up to rowid ``seen``) brought up
+        to the newest event, for ``PastLog.at`` to walk back from: the records the later
+        events name, read as they are now, in place or added. Returns them and the
+        rowid of the event they now reflect. ``rows`` is not changed."""
+        top = await self.last_event_rowid()
+        if top <= seen:
+            return list(rows), seen
+        named = dict.fromkeys(
+            i
+            for e in await self.events(limit=None, after_rowid=seen)
+            if isinstance(e, Event)
+            for i in e.record_ids
+        )
+        fresh: dict[str, Memory | CorruptRow] = {r.id: r for r in await self.memories(list(named))}
+        present = [fresh.pop(r.id, r) for r in rows]
+        present.extend(fresh.values())
+        return present, top
+
     async def newest_event_ms(self) -> float | None:
         """The latest moment any readable event names (epoch ms; None: none does). The
         past before it is settled: an event written later is taken at or after it."""

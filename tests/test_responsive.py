@@ -241,9 +241,9 @@ async def test_garbage_alive_at_a_recall_index_update_is_still_collected(
         try:
             await press(pilot, "p")
             assert stored(realistic, DURABLE)["layer"] == "pinned"
-            assert app.state._changed  # the write changed a row the index has not seen
+            assert app.state.recalling.changed  # the write changed a row the index has not seen
             await app.state.recall_index()  # the update applies it
-            assert not app.state._changed
+            assert not app.state.recalling.changed
         finally:
             gc.enable()
         gc.collect()

@@ -141,7 +141,7 @@ def test_no_module_but_the_registry_handles_a_verb_by_its_name() -> None:
     package = Path(__file__).resolve().parent.parent / "memevo_tui"
     found = []
     for path in sorted(package.rglob("*.py")):
-        if path.name == "verbs.py" and path.parent == package:
+        if path.parent == package / "verbs":  # the registry itself
             continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             sides: list[ast.AST]
@@ -161,4 +161,4 @@ def test_no_module_but_the_registry_handles_a_verb_by_its_name() -> None:
             }
             for name in names & BY_NAME.keys():
                 found.append(f"{path.relative_to(package.parent)}:{line}: {name!r}")
-    assert not found, "a verb handled by name outside memevo_tui/verbs.py:\n" + "\n".join(found)
+    assert not found, "a verb handled by name outside memevo_tui/verbs/:\n" + "\n".join(found)

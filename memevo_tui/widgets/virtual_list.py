@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
-from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -24,30 +22,13 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..text import one_line
+from .columns import Column, fit, fitting, header_strip, resolved_style, row_strip
+from .list_message import ListMessage
+from .positions import Positions
+
+__all__ = ["Column", "VirtualList", "fit"]
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    key: str
-    title: str
-    width: int  # 0: takes the rest of the line
-    sort: str | None = None
-    """The sort key a click on the title picks (default: ``key``)."""
-
-    @property
-    def sort_key(self) -> str:
-        return self.sort or self.key
-
-
-def fit(text: str, width: int) -> str:
-    """Exactly ``width`` cells: clipped with an ellipsis, or padded."""
-    if width <= 0:
-        return ""
-    if cell_len(text) > width:
-        return set_cell_size(text, width - 1) + "…"
-    return set_cell_size(text, width)
 
 
 class VirtualList(ScrollView, Generic[T], can_focus=True):
@@ -65,66 +46,32 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         Binding("up,k", "cursor_up", "Up", show=False, id="list.up", tooltip="Previous row"),
         Binding("g,home", "first", "First", show=False, id="list.first", tooltip="First row"),
         Binding("G,end", "last", "Last", show=False, id="list.last", tooltip="Last row"),
-        Binding(
-            "pagedown,ctrl+d",
-            "page_down",
-            "Page down",
-            show=False,
-            id="list.page_down",
-            tooltip="Page down",
-        ),
-        Binding(
-            "pageup,ctrl+u",
-            "page_up",
-            "Page up",
-            show=False,
-            id="list.page_up",
-            tooltip="Page up",
-        ),
-        Binding(
-            "y",
-            "yank(False)",
-            "Copy id",
-            show=False,
-            id="list.copy",
-            tooltip="Copy the highlighted row's id (to the clipboard, over SSH too)",
-        ),
-        Binding(
-            "Y",
-            "yank(True)",
-            "Copy text",
-            show=False,
-            id="list.copy_text",
-            tooltip="Copy the highlighted row's text",
-        ),
-    ]
+        Binding("pagedown,ctrl+d", "page_down", "Page down", show=False, id="list.page_down",
+                tooltip="Page down"),
+        Binding("pageup,ctrl+u", "page_up", "Page up", show=False, id="list.page_up",
+                tooltip="Page up"),
+        Binding("y", "yank(False)", "Copy id", show=False, id="list.copy",
+                tooltip="Copy the highlighted row's id (to the clipboard, over SSH too)"),
+        Binding("Y", "yank(True)", "Copy text", show=False, id="list.copy_text",
+                tooltip="Copy the highlighted row's text"),
+    ]  # fmt: skip
 
     cursor: reactive[int] = reactive(0, always_update=True, repaint=False)
     """Index of the highlighted row."""
 
-    class Highlighted(Message):
+    class Highlighted(ListMessage):
         """The highlighted row changed (None when the list is empty)."""
 
         def __init__(self, source: VirtualList[Any], row: Any) -> None:
-            super().__init__()
-            self.source = source
+            super().__init__(source)
             self.row = row
 
-        @property
-        def control(self) -> VirtualList[Any]:
-            return self.source
-
-    class HeaderClicked(Message):
+    class HeaderClicked(ListMessage):
         """A column title was clicked."""
 
         def __init__(self, source: VirtualList[Any], column: str) -> None:
-            super().__init__()
-            self.source = source
+            super().__init__(source)
             self.column = column
-
-        @property
-        def control(self) -> VirtualList[Any]:
-            return self.source
 
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
@@ -137,17 +84,13 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         self._cache: OrderedDict[tuple[int, int, bool], Strip] = OrderedDict()
         self._styles_memo: dict[str, Style] = {}
         self._flashing: set[str] = set()
-        self._positions: dict[str, int] | None = None  # row key -> index, built on demand
-        self._moves: list[tuple[int, int]] = []
-        """The insertions (+1) and removals (-1) since ``_positions`` was built, by
-        index, oldest first: ``index_of`` translates a position through them."""
-        self._late: dict[str, tuple[int, int]] = {}
-        """Rows inserted since: their index then, and how many moves came before."""
+        self._where: Positions[T] = Positions(self.row_key)
+        """Where each row is, kept through insertions and removals."""
         self.new_above = 0
-        self.writes_off = False
-        """The dashboard writes nothing now (the time dial is away from now)."""
         """Rows that arrived above the cursor since it was last on the first row (a log
         read newest first: the view says how many, as a log viewer does)."""
+        self.writes_off = False
+        """The dashboard writes nothing now (the time dial is away from now)."""
 
     # ---------------------------------------------------------------- subclass API
 
@@ -230,9 +173,7 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
             keep, top = anchor, top or not anchor
         keep_key = keep if keep is not None else (self.row_key(current) if current else None)
         self.rows = list(rows)
-        self._positions = None
-        self._moves.clear()
-        self._late.clear()
+        self._where.forget()
         self._cache.clear()
         self.virtual_size = Size(0, len(self.rows) + 1)
         index = 0 if top or anchor is not None else self.cursor
@@ -255,42 +196,15 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
 
     def index_of(self, key: str) -> int | None:
         """The position of the row with this key, or None."""
-        positions = self._positions if self._positions is not None else self._index()
-        at = positions.get(key)
-        if at is not None:
-            start = 0
-        elif (late := self._late.get(key)) is not None:
-            at, start = late
-        else:
-            return None
-        for where, step in self._moves[start:]:  # the insertions and removals since
-            if step > 0:
-                at += at >= where
-            else:
-                at -= at > where
-        if at < len(self.rows) and self.row_key(self.rows[at]) == key:
-            return at
-        return self._index().get(key)  # not expected: read them all again
-
-    def _index(self) -> dict[str, int]:
-        row_key = self.row_key
-        self._positions = {row_key(r): i for i, r in enumerate(self.rows)}
-        self._moves.clear()
-        self._late.clear()
-        return self._positions
-
-    MOVES_KEPT = 64
-    """Insertions and removals ``index_of`` translates positions through before the
-    positions of every row are taken again."""
+        return self._where.index_of(self.rows, key)
 
     def insert_row(self, index: int, row: T) -> None:
         """Put a new row at ``index``; the cursor stays on its row. A list of 100,000
         rows takes one without numbering them all again."""
         index = max(0, min(index, len(self.rows)))
         self.rows.insert(index, row)
+        self._where.inserted(index, self.row_key(row))
         self._moved(index, 1)
-        if self._positions is not None:
-            self._late[self.row_key(row)] = (index, len(self._moves))
         if len(self.rows) == 1:
             self.cursor = 0  # the first row: highlighted now
         elif index <= self.cursor:
@@ -302,11 +216,8 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         when it was this one)."""
         if not 0 <= index < len(self.rows):
             return
-        key = self.row_key(self.rows.pop(index))
+        self._where.removed(index, self.row_key(self.rows.pop(index)))
         self._moved(index, -1)
-        if self._positions is not None:
-            self._positions.pop(key, None)
-            self._late.pop(key, None)
         if index < self.cursor:
             self.cursor -= 1
         elif index == self.cursor:
@@ -314,13 +225,6 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         self._shown_moved(index)
 
     def _moved(self, index: int, step: int) -> None:
-        if self._positions is not None:
-            if len(self._moves) >= self.MOVES_KEPT:
-                self._positions = None  # numbered again when next asked
-                self._moves.clear()
-                self._late.clear()
-            else:
-                self._moves.append((index, step))
         # The drawn lines at and below it moved by one: their cache entries with them.
         self._cache = OrderedDict(
             ((i + step if i >= index else i, w, c), strip)
@@ -485,13 +389,7 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
 
     def visible_columns(self, width: int) -> tuple[Column, ...]:
         """The columns that fit, dropping ``drop_order()`` first to keep MIN_FLEX cells."""
-        columns = list(self.COLUMNS)
-        for key in self.drop_order():
-            fixed = sum(c.width + 1 for c in columns if c.width)
-            if width - fixed >= self.MIN_FLEX:
-                break
-            columns = [c for c in columns if c.key != key]
-        return tuple(columns)
+        return fitting(self.COLUMNS, self.drop_order(), width, self.MIN_FLEX)
 
     def component_style(self, suffix: str) -> Style:
         """A component class's style, its colour resolved as Textual resolves widget
@@ -502,21 +400,8 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         Kept until the styles change, as the drawn lines are (``notify_style_update``)."""
         style = self._styles_memo.get(suffix)
         if style is None:
-            style = self._styles_memo[suffix] = self._component_style(suffix)
-        return style
-
-    def _component_style(self, suffix: str) -> Style:
-        name = f"{self.CLASS_PREFIX}--{suffix}"
-        style = self.get_component_rich_style(name, partial=True)
-        styles = self.get_component_styles(name)
-        color = styles.color
-        background = self.background_colors[1]
-        if styles.background.a > 0:  # e.g. the cursor: contrast with its own background
-            background = background + styles.background
-        if styles.auto_color:  # "auto 60%": contrast with the background, as Textual does
-            color = background.get_contrast_text(color.a)
-        if color.a < 1:
-            style = style + Style(color=(background + color).rich_color)
+            style = resolved_style(self, f"{self.CLASS_PREFIX}--{suffix}")
+            self._styles_memo[suffix] = style
         return style
 
     def notify_style_update(self) -> None:
@@ -545,40 +430,19 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
 
     def _header(self, width: int) -> Strip:
         style = self.rich_style + self.component_style("header")
-        segments = []
-        used = 0
-        for col in self.visible_columns(width):
-            w = col.width or max(0, width - used)
-            title = fit(col.title, w)
-            if col.sort_key == self.sort_key and w:
-                arrow = "▼" if self.sort_descending else "▲"
-                # The arrow follows the whole title when it fits, else takes its last cell.
-                title = fit(col.title[: min(len(col.title), w - 1)] + arrow, w)
-            segments.append(Segment(title, style))
-            if col.width:
-                segments.append(Segment(" ", style))
-            used += w + 1
-        return Strip(segments).adjust_cell_length(width, style)
+        columns = self.visible_columns(width)
+        return header_strip(columns, width, style, self.sort_key, self.sort_descending)
 
     def _render_row(self, row: T, width: int, is_cursor: bool) -> Strip:
         base = self.rich_style
-        whole = self.row_class(row)
         if is_cursor:
             base = base + self.component_style("cursor")
         if self._flashing and self.row_key(row) in self._flashing:
             base = base + Style(reverse=True)
-        text = self.cells(row)
-        segments: list[Segment] = []
-        used = 0
-        for col in self.visible_columns(width):
-            w = col.width or max(0, width - used)
-            cls = self.cell_class(row, col.key) or whole
-            style = base + self.component_style(cls) if cls else base
-            segments.append(Segment(fit(text.get(col.key, ""), w), style))
-            if col.width:
-                segments.append(Segment(" ", base))
-            used += w + 1
-        return Strip(segments).simplify().adjust_cell_length(width, base)
+        whole = self.row_class(row)
+        columns = self.visible_columns(width)
+        classes = {c.key: self.cell_class(row, c.key) or whole for c in columns}
+        return row_strip(columns, self.cells(row), width, base, classes, self.component_style)
 
     def on_resize(self) -> None:
         self._cache.clear()

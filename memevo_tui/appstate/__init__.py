@@ -27,13 +27,23 @@ import socket
 import stat
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from store import Event
+from .journal import (
+    BEGUN_HERE,
+    Batch,
+    Pending,
+    Visit,
+    batch_line,
+    kept_keys,
+    parse_line,
+    pending_line,
+    read_json,
+    reconcile,
+)
 
-from .verbs import wrote
+__all__ = ["MAX_BYTES", "AppState", "Batch", "Pending", "Unusable", "Visit", "reconcile"]
 
 try:
     import fcntl
@@ -44,8 +54,6 @@ MAX_BYTES = 16 << 20
 """The most of a state file ever read (its newest part): a bigger one is cut there."""
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_BEGUN_HERE: set[str] = set()
-"""The bulk actions this process journaled and has not completed yet."""
 
 
 def state_home() -> Path:
@@ -69,137 +77,6 @@ def _not_own(st: os.stat_result) -> str:
 
 class Unusable(Exception):
     """The state directory cannot be used; the message says why, in a few words."""
-
-
-@dataclass(frozen=True, slots=True)
-class Visit:
-    """The newest event the dashboard had seen when it last closed this store, and when."""
-
-    rowid: int
-    at_ms: float
-
-
-@dataclass(frozen=True, slots=True)
-class Batch:
-    """One bulk action: its verb, when, and the events it wrote (one per record)."""
-
-    id: str
-    verb: str
-    at: str
-    events: tuple[str, ...]
-    planned: int = 0
-    """How many records it set out to write (0: not journaled, an older entry)."""
-    cut_short: bool = False
-    """It stopped before its end (the process was killed, the machine went down):
-    ``events`` are the ones the events table shows it wrote."""
-
-
-@dataclass(frozen=True, slots=True)
-class Pending:
-    """A bulk action journaled before its first write and not completed."""
-
-    id: str
-    verb: str
-    op: str
-    """The upstream operation each write is: pin, unpin, forget, a verdict, undo..."""
-    at: str
-    after_rowid: int
-    """The newest event before its first write."""
-    targets: tuple[str, ...]
-    """The records it writes (for an undo, the events it undoes), in order."""
-    pid: int
-    host: str
-
-    @property
-    def running(self) -> bool:
-        """True while the process that journaled it may still be writing it."""
-        if self.id in _BEGUN_HERE:
-            return True
-        if self.host != socket.gethostname() or self.pid == os.getpid():
-            return False  # its pid is ours now: whatever journaled it is gone
-        try:
-            os.kill(self.pid, 0)
-        except ProcessLookupError:
-            return False
-        except OSError:
-            return True  # it exists, and is somebody else's
-        return True
-
-
-def reconcile(pending: Pending, events: Sequence[Event | Any]) -> tuple[str, ...]:
-    """The events a bulk action cut short wrote, read from the events table: for each
-    of its targets, the first later event by hand of its operation that names it."""
-    left = list(pending.targets)
-    found: list[str] = []
-    later = sorted(
-        (e for e in events if isinstance(e, Event) and e.rowid > pending.after_rowid),
-        key=lambda e: e.rowid,
-    )
-    for e in later:
-        for target in left:
-            if wrote(pending.op, target, e.actor, e.reason, e.record_ids):
-                found.append(e.id)
-                left.remove(target)
-                break
-    return tuple(found)
-
-
-def _json(text: str) -> Any:
-    """The JSON value, or None for garbage (a damaged file costs a convenience)."""
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-
-
-def _kept(data: Any) -> set[str]:
-    kept = data.get("kept") if isinstance(data, dict) else None
-    return {str(k) for k in kept} if isinstance(kept, list) else set()
-
-
-def _batch_line(b: Batch) -> dict[str, Any]:
-    line: dict[str, Any] = {"id": b.id, "verb": b.verb, "at": b.at, "events": list(b.events)}
-    if b.planned:
-        line["planned"] = b.planned
-    if b.cut_short:
-        line["cutShort"] = True
-    return line
-
-
-def _pending_line(p: Pending) -> dict[str, Any]:
-    return {
-        "id": p.id,
-        "state": "begun",
-        "verb": p.verb,
-        "op": p.op,
-        "at": p.at,
-        "afterRowid": p.after_rowid,
-        "targets": list(p.targets),
-        "pid": p.pid,
-        "host": p.host,
-    }
-
-
-def _parse(line: str) -> Batch | Pending | None:
-    try:
-        data = json.loads(line)
-        if not isinstance(data, dict):
-            return None
-        if data.get("state") == "begun":
-            return Pending(
-                str(data["id"]), str(data["verb"]), str(data["op"]), str(data["at"]),
-                int(data["afterRowid"]), tuple(str(t) for t in data["targets"]),
-                int(data["pid"]), str(data["host"]),
-            )  # fmt: skip
-        events = data["events"]
-        if not isinstance(events, list):
-            return None
-        return Batch(
-            str(data["id"]), str(data["verb"]), str(data["at"]), tuple(str(e) for e in events),
-            int(data.get("planned") or 0), data.get("cutShort") is True,
-        )  # fmt: skip
-    except (ValueError, KeyError, TypeError, OverflowError, RecursionError):
-        return None  # a damaged line costs its batch's grouping, nothing else
 
 
 class AppState:
@@ -412,7 +289,7 @@ class AppState:
             return ""
 
     def _read(self, name: str) -> Any:
-        return _json(self._text(name))
+        return read_json(self._text(name))
 
     def _replace(self, name: str, new_text: Callable[[str], str]) -> bool:
         """Replace the file with ``new_text(its text now)``, atomically and under the
@@ -441,7 +318,7 @@ class AppState:
 
     def _journal(self, text: str | None = None) -> list[Batch | Pending]:
         text = self._text("batches.jsonl") if text is None else text
-        return [entry for line in text.splitlines() if (entry := _parse(line)) is not None]
+        return [entry for line in text.splitlines() if (entry := parse_line(line)) is not None]
 
     def batches(self) -> list[Batch]:
         """The bulk actions done (a reconciled cut-short one included), oldest first."""
@@ -456,7 +333,7 @@ class AppState:
 
         def new_text(text: str) -> str:
             lines = [
-                json.dumps(_pending_line(e) if isinstance(e, Pending) else _batch_line(e))
+                json.dumps(pending_line(e) if isinstance(e, Pending) else batch_line(e))
                 for e in change(self._journal(text))
             ]
             return "".join(f"{line}\n" for line in lines)
@@ -473,7 +350,7 @@ class AppState:
         )  # fmt: skip
         if not self._rewrite(lambda entries: [*entries, pending]):
             return None
-        _BEGUN_HERE.add(pending.id)
+        BEGUN_HERE.add(pending.id)
         return pending.id
 
     def finish_batch(
@@ -496,16 +373,16 @@ class AppState:
                 out.append(e)
             return out
 
-        _BEGUN_HERE.discard(batch_id)
+        BEGUN_HERE.discard(batch_id)
         return found[0] if self._rewrite(change) and found else None
 
     # ------------------------------------------------------------ review
 
     def kept(self) -> set[str]:
-        return _kept(self._read("review.json"))
+        return kept_keys(self._read("review.json"))
 
     def keep(self, key: str) -> bool:
         def new_text(text: str) -> str:
-            return json.dumps({"kept": sorted(_kept(_json(text)) | {key})}) + "\n"
+            return json.dumps({"kept": sorted(kept_keys(read_json(text)) | {key})}) + "\n"
 
         return self._replace("review.json", new_text)

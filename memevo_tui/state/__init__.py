@@ -1,7 +1,9 @@
 """The dashboard's shared state: one typed object every view reads. No Textual here.
 
-It holds the open store, the loaded rows, the memory list's settings (filter
-and sort), the recall index and what the live poller has seen. It changes only
+It holds the open store, the loaded rows, the project scope, the time dial and what
+the live poller has seen; its parts hold the rest: ``changes`` (what it tells),
+``recalling`` (the recall index and log), ``past`` (the walks into the past) and
+``sources`` (a record's provenance with pi's sessions around it). It changes only
 on the UI thread, through the methods below, and tells its subscribers what
 changed with one of the ``Change`` values; each view turns that into a
 message to itself (``messages.StateChanged``).
@@ -10,154 +12,57 @@ message to itself (``messages.StateChanged``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import math
 import os
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store import (
     Clock,
-    CorruptRow,
     Event,
     Memory,
     MemoryLoad,
     MemoryStore,
-    NotInLog,
-    Source,
-    StoreError,
     fp,
     iso,
-    retimed,
     sessions_root,
     system_clock,
 )
 
-from .appstate import AppState
-from .compat import loop_has_ready
-from .scope import AUTO, Scope, start_scope
+from ..appstate import AppState
+from ..scope import AUTO, Scope, start_scope
+from .changes import (
+    Change,
+    Dialed,
+    EventRow,
+    Failed,
+    Listener,
+    LiveChanged,
+    LiveToggled,
+    OwnWrite,
+    Regrouped,
+    Reloaded,
+    Replayed,
+    Row,
+    Scoped,
+    Warned,
+    at,
+)
+from .past import PastWalks
+from .reading import FirstPage, StoreReader, idle
+from .recalling import RecallKeeper
 
 if TYPE_CHECKING:  # the past, the Timeline and recall are imported when first used
-    from store import Diff, Past, PastLog, Provenance, Purpose, Recall, RecallIndex, Standing
+    from store import Diff, Past, Provenance, Purpose, Recall, RecallIndex, Standing
 
-    from .turnlog import InjectionLog
+    from ..turnlog import InjectionLog
 
-Row = Memory | CorruptRow
-EventRow = Event | CorruptRow
-FirstPage = Callable[[MemoryLoad[Memory], int], Awaitable[None]]
-
-FIRST_PAGE_THRESHOLD = 5_000
-"""Above this many rows, a first screenful is shown before the rest is parsed."""
-FIRST_PAGE = 400
-
-FirstRead = tuple[MemoryLoad[Memory] | None, int]
-"""A big store's first screenful (None for a small store) and its row count."""
-
-
-@dataclass(frozen=True, slots=True)
-class Reloaded:
-    """Every row was replaced by a read of the store (``partial``: a first screenful)."""
-
-    partial: bool
-    total: int
-    corrupt: int
-
-
-@dataclass(frozen=True, slots=True)
-class OwnWrite:
-    """A write of ours committed; these are the records it changed, as stored now."""
-
-    rows: tuple[Row, ...]
-    bulk: str = ""
-    """A bulk action's operation ("" one record's write)."""
-    stopped: bool = False
-    """The bulk action stopped before its end (the store could not be written)."""
-
-
-@dataclass(frozen=True, slots=True)
-class LiveChanged:
-    """Another connection committed: the events it added and the records it changed
-    (``added``: the ids of those that are new to the dashboard)."""
-
-    events: tuple[EventRow, ...]
-    rows: tuple[Row, ...]
-    added: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True, slots=True)
-class Failed:
-    """The store could not be opened or read (``message``: what happened and what to do;
-    ``cause``: a few words for the status line), or answered again (both empty)."""
-
-    message: str
-    cause: str
-
-
-@dataclass(frozen=True, slots=True)
-class Warned:
-    """Something worked, at a cost the user should know (a cache not trusted, say)."""
-
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class LiveToggled:
-    live: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Dialed:
-    """The time dial moved: every record's quality is now as of ``as_of`` (None: now)."""
-
-    as_of: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class Regrouped:
-    """The app's journal of bulk actions changed (a batch cut short was reconciled)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Scoped:
-    """The project scope changed (``DashboardState.scope``): every view shows it."""
-
-    scope: Scope
-
-
-@dataclass(frozen=True, slots=True)
-class Replayed:
-    """pi's sessions were replayed: each record's recall log is known (``injections``)."""
-
-
-Change = (
-    Reloaded | OwnWrite | LiveChanged | Failed | LiveToggled | Dialed | Regrouped | Warned
-    | Replayed | Scoped
-)  # fmt: skip
-
-
-def at(rows: Sequence[Row], when_ms: float) -> list[Row]:
-    """The rows with their quality (freshness, aging, dormancy) as of ``when_ms``."""
-    return [retimed(r, when_ms) if isinstance(r, Memory) else r for r in rows]
-
-
-Listener = Callable[[Change], None]
-
-
-async def idle() -> None:
-    """Return once the event loop has nothing else ready to run (at most 50 turns).
-
-    A load parses a few milliseconds at a time and awaits this in between: a key's
-    handling takes several turns of the loop (the key, its binding, the messages it
-    posts, the redraw), and each would otherwise wait behind another slice.
-    """
-    loop = asyncio.get_running_loop()
-    for _ in range(50):
-        await asyncio.sleep(0)
-        if not loop_has_ready(loop):
-            return
+__all__ = [  # the state's face: what the views import from it
+    "Change", "DashboardState", "Dialed", "EventRow", "Failed", "LiveChanged", "LiveToggled",
+    "OwnWrite", "Regrouped", "Reloaded", "Replayed", "Row", "Scoped", "Warned", "at", "idle",
+]  # fmt: skip
 
 
 class DashboardState:
@@ -175,18 +80,15 @@ class DashboardState:
         self.db_path = db_path
         self.sessions = sessions_root()
         """Where pi keeps its session files (``--sessions DIR``): read only."""
-        self.injections: InjectionLog | None = None
         self.scope = Scope()
         """The project every view shows (``scope.py``): set once every record is read."""
         self.scope_asked: str | None = AUTO
         """``--project``'s path, ``--all-projects``'s "", or AUTO: the started-in project."""
-        """Each record's recall log, once the Turns view replayed pi's sessions."""
         self.remembered = AppState(db_path) if remember else None
         """The app's own state directory for this store (None: keep nothing, the demo)."""
-        self.read_only_requested = read_only
         self.clock = clock
-        self.new_id = new_id
-        self.store: MemoryStore | None = None
+        self.reader = StoreReader(db_path, read_only=read_only, clock=clock, new_id=new_id)
+        """The store's connection and the reads of every row."""
         self.rows: list[Row] = []
         """Every loaded row: corrupt ones first, then the records in store order."""
         self.total = 0
@@ -214,15 +116,11 @@ class DashboardState:
         """The dial is at a past moment: the records as they were, replayed from the
         event log (``rows`` are then these, and the present waits in ``_present``)."""
         self._present: list[Row] | None = None
-        self._past_log: PastLog | None = None
+        self._walks = PastWalks()
         self._listeners: list[Listener] = []
         self._positions: dict[str, int] | None = None  # row id -> index in rows, on demand
-        self._full_loads = 0
-        self._changed: dict[str, Row] = {}  # rows changed in place since the index was built
-        self._index: tuple[RecallIndex, int] | None = None
-        self._opening = asyncio.Lock()  # one open at a time: two would leak a connection
-        self._first: asyncio.Task[FirstRead] | None = None  # see prefetch()
-        self._read_begun = False  # a prefetch after the first read has nothing to do
+        self.recalling = RecallKeeper()
+        """The recall index of the rows, and each record's recall log."""
 
     # ------------------------------------------------------------ subscribing
 
@@ -238,6 +136,11 @@ class DashboardState:
     # ------------------------------------------------------------ the store
 
     @property
+    def store(self) -> MemoryStore | None:
+        """The open store (None before the first open, and after ``close``)."""
+        return self.reader.store
+
+    @property
     def read_only(self) -> bool:
         return self.store is not None and self.store.read_only
 
@@ -247,104 +150,42 @@ class DashboardState:
 
     async def open(self) -> MemoryStore:
         """The open store, opening it on first use (raises ``StoreError``)."""
-        async with self._opening:
-            if self.store is None:
-                self.store = await MemoryStore.open(
-                    self.db_path,
-                    read_only=self.read_only_requested,
-                    clock=self.clock,
-                    new_id=self.new_id,
-                )
-            return self.store
+        return await self.reader.open()
 
     async def prefetch(self) -> None:
-        """Open the store and read its first screenful while the dashboard is still being
-        built; the first ``read`` takes that over. Its failure is ``read``'s to report."""
-        if self._read_begun:
-            return
-        if self._first is None:
-            self._first = asyncio.ensure_future(self._first_read())
-        with contextlib.suppress(StoreError):
-            await asyncio.shield(self._first)
-
-    async def _first_read(self) -> FirstRead:
-        store = await self.open()
-        total = await store.memory_count()
-        if total <= FIRST_PAGE_THRESHOLD:
-            return None, total
-        return await store.recent_memories(FIRST_PAGE), total
+        await self.reader.prefetch()
 
     async def read(self, first_page: FirstPage) -> tuple[MemoryLoad[Memory], int]:
-        """Read every row; returns them and the newest event's rowid (raises ``StoreError``).
-
-        A big store hands a first screenful (and the total) to ``first_page``, which
-        returns once it is on screen, before the rest is parsed.
-        """
-        self._read_begun = True
-        task, self._first = self._first, None
-        if task is None and self.store is not None and self.store.file_problem() is not None:
-            await self.close()  # replaced or deleted on disk: open what is there now
-        page, total = await (task if task is not None else self._first_read())
-        store = await self.open()
-        if page is not None:
-            await first_page(page, total)
-        last_rowid = await store.last_event_rowid()
-        self.saw_done_sources(await store.done_sources(), await store.done_source_rowids())
-        await store.changed()  # the change signal's baseline is this read
-        # Each parsed slice is moved out of the cycle collector's sight at once, as the
-        # whole load is once it ends: the collections that run between slices would
-        # otherwise scan every record parsed so far (0.3 s of a 100,000-record load).
-        load = await store.load_memories(yield_every=2_000, after_slice=gc.freeze, between=idle)
-        return load, last_rowid
+        """Read every row (``StoreReader.read``); returns them and the newest event's rowid."""
+        return await self.reader.read(first_page, self.saw_done_sources)
 
     async def close(self) -> None:
-        task, self._first = self._first, None
-        if task is not None:  # let a prefetch end first, or it opens the store again
-            await asyncio.gather(task, return_exceptions=True)
-        store, self.store = self.store, None
-        if store is not None:
-            await store.close()
+        await self.reader.close()
+
+    @property
+    def injections(self) -> InjectionLog | None:
+        """Each record's recall log, once the Turns view replayed pi's sessions."""
+        return self.recalling.injections
 
     async def provenance(
         self, memory_id: str, turns: int = 3
     ) -> tuple[Provenance, list[dict[str, Any]]]:
-        """Where the record came from (``store.provenance``), and each source's place in
-        pi's session files with ``turns`` turns on each side (read in a thread, never
-        written). Raises ``StoreError``."""
-        from store import session_context
-
-        from .recallcache import SessionIndexCache
+        """Where the record came from, and each source's place in pi's session files
+        with ``turns`` turns on each side (``sources.provenance``)."""
+        from .sources import provenance
 
         store = await self.open()
-        p = await store.provenance(memory_id)
-        root = self.sessions
-        cache = SessionIndexCache() if self.remembered is not None else None
-
-        def contexts() -> list[dict[str, Any]]:
-            return [
-                session_context(
-                    link.source_id,
-                    link.source.scope if isinstance(link.source, Source) else "",
-                    root,
-                    turns,
-                    cache,
-                )
-                for link in p.sources
-            ]
-
-        return p, await asyncio.to_thread(contexts)
+        cached = self.remembered is not None
+        return await provenance(store, memory_id, self.sessions, turns, cached=cached)
 
     def injection_counts(self) -> dict[str, int] | None:
-        """How many replayed turns injected each record (None: not replayed yet)."""
-        return None if self.injections is None else self.injections.counts()
+        return self.recalling.counts()
 
     def injection_last(self) -> dict[str, float] | None:
-        """When a replayed turn last injected each record (None: not replayed yet)."""
-        return None if self.injections is None else self.injections.last_moments()
+        return self.recalling.last()
 
     def injected_line(self, memory_id: str) -> str | None:
-        """The record's recall log in a line (None: pi's sessions are not replayed yet)."""
-        return None if self.injections is None else self.injections.line(memory_id)
+        return self.recalling.line(memory_id)
 
     async def record_events(self, memory_id: str) -> Sequence[EventRow]:
         """One record's own events, newest first (for a detail pane)."""
@@ -394,7 +235,8 @@ class DashboardState:
         undone), the dial goes to that moment instead: the returned ``Past`` says so
         (``clamped``), and nothing older is guessed. Raises ``StoreError``.
         """
-        log, walked, top = await self._log()
+        store = await self.open()
+        log, walked, top = await self._walks.walk(store, self._present_rows(), self.last_rowid)
         asked = await log.at(when_ms, walked, top)
         past = asked
         if asked.clamped and asked.exact_back_to is not None:
@@ -408,45 +250,15 @@ class DashboardState:
         self._tell(Dialed(past.when))
         return asked
 
-    async def _log(self) -> tuple[PastLog, list[Row], int]:
-        """The event log's replay (one for the dial and the Timeline, so that what one
-        walked the other reuses), the present rows it walks back from, and the newest
-        event they reflect.
-
-        The rows must reflect exactly the events up to that one. Ours already hold a
-        write of our own whose event the live poller has not read yet (it reads none
-        while paused), and may lack what pi wrote since: so the records the events
-        after ``last_rowid`` name are read as they are now, for the walk only. The
-        rows shown do not change."""
-        from store import PastLog
-
-        store = await self.open()
-        if self._past_log is None or self._past_log.store is not store:
-            self._past_log = PastLog(store)
-        present = self._present if self._present is not None else self.rows
-        top = await store.last_event_rowid()
-        if top > self.last_rowid:
-            named = dict.fromkeys(
-                i
-                for e in await store.events(limit=None, after_rowid=self.last_rowid)
-                if isinstance(e, Event)
-                for i in e.record_ids
-            )
-            fresh: dict[str, Row] = {r.id: r for r in await store.memories(list(named))}
-            present = [fresh.pop(r.id, r) for r in present]
-            present.extend(fresh.values())
-        return self._past_log, present, max(top, self.last_rowid)
-
     async def standing(
         self, moments: Sequence[float], each: Callable[[Standing], None] | None = None
     ) -> list[Standing]:
         """How many records of the project scope were in each state at each of
         ``moments`` (the Timeline), replayed from the event log like the dial's past.
         Raises ``StoreError``."""
-        from store import timeline
-
-        log, present, top = await self._log()
-        return await timeline.standing(log, present, top, moments, each, self.scope.project)
+        store, present = await self.open(), self._present_rows()
+        project = self.scope.project
+        return await self._walks.standing(store, present, self.last_rowid, moments, each, project)
 
     async def diff(
         self, start: float, end: float | None = None, *, start_rowid: int | None = None
@@ -455,23 +267,19 @@ class DashboardState:
         now), replayed from the event log like the dial's past; ``start_rowid``: start
         just after that event (a last visit: the events it had seen). Raises
         ``NotInLog`` for a moment older than the log gives exactly (and ``StoreError``)."""
-        from store import diff
+        store, present = await self.open(), self._present_rows()
+        until = self.clock() if end is None else end
+        return await self._walks.diff(store, present, self.last_rowid, (start, start_rowid), until)
 
-        log, present, top = await self._log()
-        ends = []
-        for when, boundary in ((start, start_rowid), (self.clock() if end is None else end, None)):
-            past = await log.at(when, present, top, boundary=boundary)
-            if past.clamped:
-                raise NotInLog(past.refusal())
-            ends.append(past)
-        return diff(ends[0], ends[1])
+    def _present_rows(self) -> list[Row]:
+        """The rows as they are now (while the dial is in the past, those waiting)."""
+        return self._present if self._present is not None else self.rows
 
     def _show(self, rows: list[Row]) -> None:
         """Show other records wholesale (the dial crossing into or out of the past)."""
         self.rows = rows
         self._positions = None
-        self._full_loads += 1  # the recall index is rebuilt for them
-        self._changed.clear()
+        self.recalling.replaced()  # the recall index is rebuilt for them
 
     def set_as_of(self, when_ms: float | None) -> None:
         """Show every record as of ``when_ms`` (None: now, or a future moment: the same
@@ -483,7 +291,7 @@ class DashboardState:
         self.rows = at(self.rows, self.now())  # same rows, same order: positions hold
         # Every record's quality changed, none of its words: the recall index rewrites
         # its columns and keeps its postings (no feature is extracted again).
-        self._changed.update((r.id, r) for r in self.rows if isinstance(r, Memory))
+        self.recalling.touched(r for r in self.rows if isinstance(r, Memory))
         self._tell(Dialed(when_ms))
 
     def write_refusal(self) -> str | None:
@@ -507,8 +315,7 @@ class DashboardState:
         self.rows = self._dialed([*load.corrupt, *load.memories])
         self._positions = None
         self.corrupt = len(load.corrupt)
-        self._full_loads += 1
-        self._changed.clear()
+        self.recalling.replaced()
 
     def replace(
         self, load: MemoryLoad[Memory], *, partial: bool, total: int, last_rowid: int
@@ -556,7 +363,7 @@ class DashboardState:
                 self.rows.append(r)
             else:
                 self.rows[i] = r
-        self._changed.update((r.id, r) for r in rows)
+        self.recalling.touched(rows)
         self.total = len(self.rows)
         return rows
 
@@ -590,7 +397,7 @@ class DashboardState:
 
     def replayed(self, log: InjectionLog) -> None:
         """The Turns view's replay ended: every view may now read each recall log."""
-        self.injections = log
+        self.recalling.injections = log
         self._tell(Replayed())
 
     def fail(self, message: str, cause: str) -> None:
@@ -610,44 +417,16 @@ class DashboardState:
     # ------------------------------------------------------------ recall
 
     async def recall_index(self) -> RecallIndex | None:
-        """The recall index of the loaded records, kept current off the UI thread.
-
-        Rows changed in place since the last build are applied to it (cheap);
-        after a wholesale reload, or when a row turned corrupt, it is rebuilt.
-        None until every row is loaded.
-        """
+        """The recall index of the loaded records, kept current off the UI thread
+        (``RecallKeeper.index``); None until every row is loaded."""
         if not self.loaded:
             return None
-        pending = dict(self._changed)
-        state = self._index
-        full_loads = self._full_loads
-        if state is not None and state[1] == full_loads and not pending:
-            return state[0]
-        if (
-            state is None
-            or state[1] != full_loads
-            or any(isinstance(r, CorruptRow) for r in pending.values())
-        ):
-            from .recallcache import indexed  # numpy: imported at the first recall
 
-            memories = [r for r in self.rows if isinstance(r, Memory)]
-            cached = self.db_path if self.remembered is not None else None
-            warned: list[str] = []
-            index = await asyncio.to_thread(
-                indexed, cached, memories, save=self.past is None, warn=warned.append
-            )
-            for line in warned:
-                self._tell(Warned(line))
-        else:
-            rows = [r for r in pending.values() if isinstance(r, Memory)]
-            index = await asyncio.to_thread(state[0].updated, rows)
-        for memory_id, row in pending.items():
-            if self._changed.get(memory_id) is row:
-                del self._changed[memory_id]
-        # Not frozen (gc.freeze): the index is a few dozen containers, and freezing here
-        # made every cycle not yet collected at that moment permanent.
-        self._index = (index, full_loads)
-        return index
+        def warn(line: str) -> None:
+            self._tell(Warned(line))
+
+        cached = self.db_path if self.remembered is not None else None
+        return await self.recalling.index(self.rows, cached, save=self.past is None, warn=warn)
 
     async def recall(self, prompt: str, purpose: Purpose, turns: Sequence[str] = ()) -> Recall:
         """The recall pipeline over the loaded records (raises ``StoreError``)."""

@@ -21,14 +21,9 @@ No Textual here: the CLI and the dashboard both call it.
 from __future__ import annotations
 
 import base64
-import contextlib
-import errno
 import json
-import os
 import re
-import stat
-import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
@@ -43,20 +38,38 @@ from store import (
     parse_event_row,
     parse_memory_row,
 )
-from store import redact_text as redact
 
-from . import __version__
-from .glyphs import STATE_MEANINGS
-from .text import UNSAFE, iso_day, safe_json, visible
-from .view import Filter, matches, parse_filter
+from .. import __version__
+from ..text import UNSAFE, safe_json
+from ..view import Filter, matches, parse_filter
+from .files import NotARegularFile, atomic_file
+from .markdown import (
+    KIND_HEADINGS,
+    group_records,
+    md_code,
+    md_event,
+    md_record,
+    md_source,
+    md_text,
+    md_time_left,
+)
+
+__all__ = [
+    "FORMATS",
+    "KIND_HEADINGS",
+    "BadExport",
+    "ExportRequest",
+    "ExportResult",
+    "Format",
+    "NotARegularFile",
+    "atomic_file",
+    "export",
+    "format_for",
+    "md_text",
+    "md_time_left",
+]  # fmt: skip
 
 Format = Literal["jsonl", "markdown"]
-KIND_HEADINGS = {
-    "fact": "Facts",
-    "preference": "Preferences",
-    "decision": "Decisions",
-    "project_state": "Project states",
-}
 FORMATS: tuple[Format, ...] = ("jsonl", "markdown")
 EXPORT_FORMAT = "memevo-tui-export"
 EXPORT_VERSION = 1
@@ -324,72 +337,6 @@ def _splices(raw: Any) -> bool:
     )
 
 
-# ------------------------------------------------------------------ Markdown
-
-_MD_INLINE = re.compile(r"([\\`*_\[\]<>|~&!@])")
-_MD_LINE_START = re.compile(r"^(\s*)(\d+)?([#+\-=>.)])", re.M)
-_LINKABLE = re.compile(
-    r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)[^\s<>`]+"  # what a forge turns into a link
-    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+",  # and an address it turns into a mailto: link
-    re.IGNORECASE,
-)
-_TRAILING = ".,:;!?'\")]}*_~"
-"""Punctuation after a URL that reads as the sentence's, not the URL's."""
-
-
-def _url_end(url: str) -> str:
-    """``url`` without the sentence's punctuation after it (a ")" it opened stays)."""
-    while url and url[-1] in _TRAILING:
-        if url[-1] == ")" and url.count("(") >= url.count(")"):
-            break
-        url = url[:-1]
-    return url
-
-
-def md_text(text: str) -> str:
-    """Store text, redacted, as Markdown that shows it as written and obeys none of it:
-    markup characters escaped (``@`` too, so a forge mentions nobody), and each URL or
-    address as inline code, so that no forge makes it a link."""
-    clean = visible(redact(text), keep_newlines=True).replace("\t", " ")
-    parts: list[str] = []
-    at = 0
-    for m in _LINKABLE.finditer(clean):
-        url = _url_end(m.group(0))
-        parts.append(_MD_INLINE.sub(r"\\\1", clean[at : m.start()]))
-        parts.append(md_code(url))
-        at = m.start() + len(url)
-    parts.append(_MD_INLINE.sub(r"\\\1", clean[at:]))
-    return _MD_LINE_START.sub(_escape_line_start, "".join(parts))
-
-
-def _escape_line_start(m: re.Match[str]) -> str:
-    lead, number, mark = m.group(1), m.group(2), m.group(3)
-    if number is None and mark in ".)":
-        return m.group(0)  # a line starting "." or ")" is no block marker
-    return f"{lead}{number or ''}\\{mark}"
-
-
-def md_code(text: str) -> str:
-    """An id or label as inline code (redacted; backticks cannot close it early)."""
-    clean = UNSAFE.sub("\ufffd", redact(text))
-    fence = "``" if "`" in clean else "`"
-    pad = " " if clean.startswith("`") or clean.endswith("`") else ""
-    return f"{fence}{pad}{clean}{pad}{fence}"
-
-
-def _group(records: Iterable[Memory]) -> Iterator[tuple[str, list[tuple[str, list[Memory]]]]]:
-    by_origin: dict[str, dict[str, list[Memory]]] = {}
-    for m in records:
-        by_origin.setdefault(m.scope, {}).setdefault(m.kind, []).append(m)
-    for origin in sorted(by_origin):
-        kinds = by_origin[origin]
-        yield (
-            origin,
-            [(k, kinds[k]) for k in KIND_HEADINGS if k in kinds]
-            + [(k, v) for k, v in sorted(kinds.items()) if k not in KIND_HEADINGS],
-        )
-
-
 def _markdown(
     store: MemoryStore,
     snap: Snapshot,
@@ -417,20 +364,20 @@ def _markdown(
     )
     events: set[str] = set()
     sources: set[str] = set()
-    for origin, kinds in _group(records):
+    for origin, kinds in group_records(records):
         w(f"## {md_text(origin)}\n\n")
         for kind, rows in kinds:
             w(f"### {md_text(KIND_HEADINGS.get(kind, kind))} ({len(rows)})\n\n")
             for m in sorted(rows, key=lambda m: (m.updated_at, m.id), reverse=True):
-                w(_md_record(m))
+                w(md_record(m))
                 if history is not None and request.with_events:
                     evs = [data for data, _ in history.by_record.get(m.id, [])]
                     events.update(str(e.get("id")) for e in evs)
-                    w("".join(_md_event(e) for e in evs))
+                    w("".join(md_event(e) for e in evs))
                 if history is not None and request.with_sources:
                     found = history.sources_for(m)
                     sources.update(str(f.get("id")) for f in found)
-                    w("".join(_md_source(s) for s in found))
+                    w("".join(md_source(s) for s in found))
                 w("\n")
     if chosen.corrupt:
         w(f"## Corrupt rows ({len(chosen.corrupt)})\n\n")
@@ -439,119 +386,3 @@ def _markdown(
             w(f"- {md_code(bad.id)}: {md_text(bad.reason)}\n")
         w("\n")
     return ExportResult(len(records), len(chosen.corrupt), len(events), len(sources))
-
-
-def _md_event(e: dict[str, Any]) -> str:
-    at, actor, reason = (str(e.get(k, "")) for k in ("at", "actor", "reason"))
-    return f"  - {md_text(at)} {md_text(actor)}: {md_text(reason)}\n"
-
-
-def _md_source(s: dict[str, Any]) -> str:
-    data = s.get("data")
-    kind = str(data.get("kind", "?")) if isinstance(data, dict) else "corrupt"
-    state = md_text(str(s.get("state")))
-    return f"  - source {md_code(str(s.get('id')))} ({md_text(kind)}, {state})\n"
-
-
-def md_time_left(m: Memory) -> str:
-    """How fresh a record is, in words a reader takes at once: "aging, dormant in 12
-    days" (a bare "freshness 0.71" read as "71% fresh")."""
-    if m.status in ("forgotten", "conflicted"):
-        return "never recalled"
-    left = m.days_until_dormant
-    if left is None:
-        return "pinned: never goes dormant"
-    if left <= 0:
-        return f"dormant (confirmed {m.age_days:.0f} days ago)"
-    days = max(1, round(left))
-    return f"{m.state}, dormant in {days} day{'s' if days != 1 else ''}"
-
-
-def _md_record(m: Memory) -> str:
-    q = m.quality
-    text = md_text(m.content).replace("\n", "  \n  ")
-    feedback = ", ".join(s.verdict for s in (m.utility, m.accuracy) if s is not None)
-    lines = [
-        f"- {text}",
-        f"  {md_code(m.id)} · {m.status} · {m.state}: {STATE_MEANINGS.get(m.state, '')}",
-        f"  evidence {q.basis}/{q.method} · updated {iso_day(m.updated_at)}"
-        f" · confirmed {iso_day(q.confirmed_at)} · {md_time_left(m)}",
-        f"  feedback: {feedback or 'none'}"
-        + (
-            f" · search terms: {', '.join(md_text(t) for t in m.search_terms)}"
-            if m.search_terms
-            else ""
-        ),
-    ]
-    return "  \n".join(lines) + "\n"
-
-
-# ------------------------------------------------------------------ files
-
-
-class NotARegularFile(OSError):
-    """The export's target is there and is not a regular file (a symbolic link, a
-    device, a FIFO, a directory): an export replaces only a regular file."""
-
-
-_KINDS = (
-    (stat.S_ISLNK, "a symbolic link"),
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISCHR, "a device"),
-    (stat.S_ISBLK, "a device"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def _regular_or_new(target: Path) -> None:
-    """Raise ``NotARegularFile`` unless nothing, or a regular file, is at ``target``
-    (never following a symbolic link)."""
-    try:
-        mode = os.lstat(target).st_mode
-    except FileNotFoundError:
-        return
-    if stat.S_ISREG(mode):
-        return
-    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-    raise NotARegularFile(
-        errno.EEXIST,
-        f"it is {kind}; an export writes only to a regular file or a new path",
-        str(target),
-    )
-
-
-@contextlib.contextmanager
-def atomic_file(path: Path, *, replace: bool = False) -> Iterator[TextIO]:
-    """A file written beside ``path`` (mode 0600: memories are private) and moved into
-    place once complete: an interrupted export never leaves half a file. Unless
-    ``replace``, a file already at ``path`` is never overwritten, not even one that
-    appeared meanwhile (``FileExistsError``): the new file is linked in, not renamed."""
-    target = path.expanduser()
-    if not replace and os.path.lexists(target):
-        raise FileExistsError(errno.EEXIST, "it already exists", str(target))
-    _regular_or_new(target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        if replace:
-            _regular_or_new(target)  # again: something else may have been put there
-            os.replace(tmp, target)
-            return
-        try:
-            os.link(tmp, target)  # fails, atomically, if anything is there now
-        except FileExistsError:
-            raise
-        except OSError:  # no hard links here (some network and FAT file systems)
-            if os.path.lexists(target):
-                raise FileExistsError(errno.EEXIST, "it already exists", str(target)) from None
-            os.replace(tmp, target)
-            return
-        os.unlink(tmp)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise

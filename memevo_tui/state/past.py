@@ -1,0 +1,78 @@
+"""The walks into the past that the dial, the Timeline and the diff share: one
+``store.PastLog`` per open store (its checkpoints reused by each), walking back from
+the dashboard's rows brought up to the newest event (``MemoryStore.reflecting``), the
+same path as ``--as-of``. No Textual here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from store import MemoryStore, NotInLog
+
+from .changes import Row
+
+if TYPE_CHECKING:  # the past and the Timeline are imported when first used
+    from store import Diff, PastLog, Standing
+
+
+class PastWalks:
+    """The event log's replay for one open store."""
+
+    def __init__(self) -> None:
+        self._log: PastLog | None = None
+
+    async def walk(
+        self, store: MemoryStore, rows: Sequence[Row], seen: int
+    ) -> tuple[PastLog, list[Row], int]:
+        """The replay, the present rows it walks back from, and the newest event they
+        reflect.
+
+        The rows must reflect exactly the events up to that one. The dashboard's
+        already hold a write of its own whose event the live poller has not read yet (it
+        reads none while paused), and may lack what pi wrote since: so the records the
+        events after ``seen`` name are read as they are now, for the walk only. The rows
+        shown do not change."""
+        from store import PastLog
+
+        if self._log is None or self._log.store is not store:
+            self._log = PastLog(store)
+        present, top = await store.reflecting(rows, seen)
+        return self._log, present, top
+
+    async def standing(
+        self,
+        store: MemoryStore,
+        rows: Sequence[Row],
+        seen: int,
+        moments: Sequence[float],
+        each: Callable[[Standing], None] | None,
+        project: str,
+    ) -> list[Standing]:
+        """How many records of ``project`` were in each state at each of ``moments``."""
+        from store import timeline
+
+        log, present, top = await self.walk(store, rows, seen)
+        return await timeline.standing(log, present, top, moments, each, project)
+
+    async def diff(
+        self,
+        store: MemoryStore,
+        rows: Sequence[Row],
+        seen: int,
+        start: tuple[float, int | None],
+        end: float,
+    ) -> Diff:
+        """The records added, changed and removed between ``start`` (a moment, and
+        optionally the event just after which it starts) and ``end``. Raises
+        ``NotInLog`` for a moment older than the log gives exactly."""
+        from store import diff
+
+        log, present, top = await self.walk(store, rows, seen)
+        ends = []
+        for when, boundary in (start, (end, None)):
+            past = await log.at(when, present, top, boundary=boundary)
+            if past.clamped:
+                raise NotInLog(past.refusal())
+            ends.append(past)
+        return diff(ends[0], ends[1])
