@@ -25,7 +25,7 @@ from store import (
 
 from . import __version__
 from .cli import EXIT_CANNOT_RUN, add_verbs, execute
-from .when import OFFSET, BadMoment, parse_moment
+from .core.when import OFFSET, BadMoment, parse_moment
 
 
 class Parser(argparse.ArgumentParser):
@@ -274,8 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _serve(path: Path, args: argparse.Namespace, *, demo: bool, clock: Clock) -> int:
-    from .launch import probe
-    from .serve import (
+    from .core.serve import (
         EXTRA_MODULES,
         NEEDS_EXTRA,
         ServeRequest,
@@ -284,6 +283,7 @@ def _serve(path: Path, args: argparse.Namespace, *, demo: bool, clock: Clock) ->
         is_loopback,
         new_token,
     )
+    from .launch import probe
 
     try:
         from .webserver import serve_forever

@@ -21,12 +21,14 @@ from textual.notifications import SeverityLevel
 
 from store import LONE_SURROGATE, Clock, Memory, MemoryLoad, Replaced, StoreError, system_clock
 
-from .appstate import Visit
 from .commands import MemevoCommands
+from .core.appstate import Visit
+from .core.live import INTERVAL, ChangePoller
+from .core.state import DashboardState, Scoped
+from .core.text import one_line, plain_lines, visible
+from .core.visits import settle_journal, since_last_visit
 from .curator import Curator
 from .keymap import PALETTE, check_keymap, key_groups, keymap_path, load_keymap, scopes
-from .keys import reopen_hint
-from .live import INTERVAL, ChangePoller
 from .messages import (
     InboxReady,
     LiveDelta,
@@ -38,11 +40,9 @@ from .messages import (
 from .resources import stylesheet
 from .screens.dashboard import Dashboard
 from .screens.help import HelpScreen, help_text
-from .state import DashboardState, Scoped
-from .terminal import leave_on_signals
-from .text import one_line, plain_lines, visible
-from .typeahead import run_binding_now, split_alt
-from .visits import settle_journal, since_last_visit
+from .term.keys import reopen_hint
+from .term.terminal import leave_on_signals
+from .term.typeahead import run_binding_now, split_alt
 
 
 class MemevoApp(App[None]):

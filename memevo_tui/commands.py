@@ -13,8 +13,8 @@ from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from .verbs import KEYED
-from .view import SORTS
+from .core.verbs import KEYED
+from .core.view import SORTS
 from .views.registry import SCREENS, VIEWS
 
 

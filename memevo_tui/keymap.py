@@ -16,7 +16,6 @@ from pathlib import Path
 from textual.binding import Binding, BindingType
 from textual.keys import Keys, key_to_character
 
-from .compat.textual import character_to_key
 from .screens.confirm import ConfirmScreen
 from .screens.correct import CorrectScreen
 from .screens.dashboard import Dashboard
@@ -24,6 +23,7 @@ from .screens.help import HelpScreen
 from .screens.inbox import InboxScreen
 from .screens.menu import Menu
 from .screens.prompt import PromptScreen
+from .term.compat.textual import character_to_key
 from .views.registry import SCREENS, VIEWS
 from .widgets.option_list import KeyedOptionList
 from .widgets.split import Split

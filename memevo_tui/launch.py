@@ -15,8 +15,8 @@ from pathlib import Path
 
 from store import Clock, MemoryStore, StoreError
 
-from . import terminal
 from .app import MemevoApp
+from .term import terminal
 from .widgets.memory_list import MemoryList
 
 EXIT_CANNOT_RUN = 2

@@ -11,9 +11,9 @@ from textual.message import Message
 
 from store import Memory, MemoryLoad, StoreError
 
-from .inbox import Line
-from .live import Delta
-from .state import Change
+from .core.inbox import Line
+from .core.live import Delta
+from .core.state import Change
 
 
 class StateChanged(Message, bubble=False):

@@ -28,7 +28,7 @@ from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
-from .serve import (
+from .core.serve import (
     EXIT_CANNOT_RUN,
     STOP_GRACE_S,
     ServeRequest,

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic import NOW_MS, TAIL, WORDS, build_synthetic
 
-from memevo_tui.recallcache import cores, indexed
+from memevo_tui.core.recallcache import cores, indexed
 from store import Memory, MemoryStore
 from store import features as feats
 from store.index import RecallIndex

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from memevo_tui.recallcache import SessionIndexCache  # noqa: E402
+from memevo_tui.core.recallcache import SessionIndexCache  # noqa: E402
 from store.sessions import read_session, turns_around  # noqa: E402
 
 

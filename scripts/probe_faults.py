@@ -87,7 +87,7 @@ def clock_set_back(p: Probe) -> Result:
 
 
 def forged_cache(p: Probe) -> Result:
-    from memevo_tui.recallcache import NAME
+    from memevo_tui.core.recallcache import NAME
     from store.wordcache import WordCache
 
     path = p.copy("realistic.sqlite")

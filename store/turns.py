@@ -271,6 +271,43 @@ class TurnMemo(Protocol):
     def save(self) -> None: ...
 
 
+SHOWN = "shown:"
+"""A memo's key prefix for a turn as the last replay showed it (then and now)."""
+
+
+def _shown(t: Turn) -> dict[str, Any]:
+    return {
+        "then": None if t.then is None else list(t.then),
+        "thenDigest": t.then_digest,
+        "now": list(t.now),
+        "nowDigest": t.now_digest,
+        "changed": list(t.changed),
+        "note": t.note,
+        "approximate": t.approximate,
+    }
+
+
+def last_shown(prompts: Sequence[Prompt], memo: TurnMemo) -> list[Turn] | None:
+    """Every prompt's turn as the last replay showed it, read from ``memo`` without the
+    store: what a warm open paints first, while the replay checks it against the store
+    now. None when a prompt has none (a new prompt, or a memo from before)."""
+    out = []
+    for prompt in prompts:
+        kept = memo.get(SHOWN + turn_key(prompt))
+        if kept is None:
+            return None
+        try:
+            then = None if kept["then"] is None else tuple(str(i) for i in kept["then"])
+            out.append(Turn(
+                prompt, then, kept["thenDigest"], tuple(str(i) for i in kept["now"]),
+                kept["nowDigest"], tuple(str(i) for i in kept["changed"]), str(kept["note"]),
+                kept["approximate"] is True,
+            ))  # fmt: skip
+        except (KeyError, TypeError):
+            return None  # a memo that does not read as expected: the replay answers
+    return out
+
+
 def turn_key(p: Prompt) -> str:
     """A prompt's identity: its place, moment, text and context, and the recall's."""
     from .js import fp, js_json
@@ -373,6 +410,8 @@ async def replay_turns(
         out.append(Turn(prompt, then_ids, kept["digest"], now_ids, now_digest, changed, note,
                         bool(unknown)))  # fmt: skip
     if memo is not None:
+        for turn in out:
+            memo.put(SHOWN + turn_key(turn.prompt), _shown(turn))
         memo.save()
     order = {id(p): n for n, p in enumerate(prompts)}
     out.sort(key=lambda t: order.get(id(t.prompt), 0))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memevo_tui.__main__ import main
-from memevo_tui.glyphs import time_left
+from memevo_tui.core.glyphs import time_left
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.screens.correct import CorrectScreen
 from memevo_tui.screens.help import HelpScreen

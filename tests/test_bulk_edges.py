@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from ptyrun import PtyRun
 
-from memevo_tui.appstate import MAX_BYTES, AppState, Visit
-from memevo_tui.compat.testing import notifications
+from memevo_tui.core.appstate import MAX_BYTES, AppState, Visit
 from memevo_tui.screens.confirm import ConfirmScreen
+from memevo_tui.term.compat.testing import notifications
 from memevo_tui.views.memories import MemoriesView
 from memevo_tui.widgets.event_list import BatchRow, EventList
 from memevo_tui.widgets.memory_list import MemoryList
@@ -71,7 +71,7 @@ def last_rowid(path: Path) -> int:
 KILLED_MIDWAY = """
 import asyncio, os, signal, sys
 from pathlib import Path
-from memevo_tui.appstate import AppState
+from memevo_tui.core.appstate import AppState
 from store import MemoryStore, fixed_clock
 
 async def main(path: str, targets: list[str]) -> None:

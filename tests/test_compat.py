@@ -1,4 +1,4 @@
-"""Each private API the dashboard uses (``memevo_tui.compat``) is still there, with the
+"""Each private API the dashboard uses (``memevo_tui.term.compat``) is still there, with the
 shape the dashboard relies on. A Textual or Python upgrade that moves one fails here,
 by name, rather than at a user's key."""
 
@@ -15,8 +15,8 @@ from textual.binding import Binding
 from textual.drivers import linux_driver
 from textual.widgets import Input, TabbedContent, TabPane
 
-from memevo_tui.compat import loop_has_ready
-from memevo_tui.compat.textual import (
+from memevo_tui.term.compat import loop_has_ready
+from memevo_tui.term.compat.textual import (
     DRIVER_PRIVATE,
     WRITER_PRIVATE,
     LateFocusTabs,
@@ -29,7 +29,7 @@ from memevo_tui.compat.textual import (
     keymap_of,
     use_writer_thread,
 )
-from memevo_tui.guarded import GuardedWriter
+from memevo_tui.term.guarded import GuardedWriter
 
 
 def test_the_xterm_parser_takes_text_and_gives_keys() -> None:
@@ -142,14 +142,14 @@ async def test_the_loop_keeps_its_ready_callbacks() -> None:
 
 
 async def test_the_private_names_the_tests_wait_on_and_read() -> None:
-    """What ``memevo_tui.compat.testing`` takes from Textual: the toasts an app holds,
+    """What ``memevo_tui.term.compat.testing`` takes from Textual: the toasts an app holds,
     a node's unhandled messages, a screen's pending layout, the footer's key and the
     toast widget."""
     from textual import events
     from textual.app import App
     from textual.widget import Widget
 
-    from memevo_tui.compat.testing import (
+    from memevo_tui.term.compat.testing import (
         FooterKey,
         Toast,
         layout_pending,

@@ -14,10 +14,10 @@ from test_many import events_since
 from textual import events
 from textual.widgets import Input, TabbedContent
 
-from memevo_tui.compat.testing import notifications
-from memevo_tui.glyphs import time_left
+from memevo_tui.core.glyphs import time_left
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.screens.help import HelpScreen
+from memevo_tui.term.compat.testing import notifications
 from memevo_tui.widgets.decay import decay_words
 from memevo_tui.widgets.event_list import EventList
 from memevo_tui.widgets.filter_box import FilterBox
@@ -572,8 +572,8 @@ async def test_time_left_sorts_by_days_most_urgent_first_and_the_menu_takes_j_k(
 ) -> None:
     """A project state two days from dormancy comes before a fact with a week left and
     a decision with two, whatever share of their (different) horizons that is."""
+    from memevo_tui.core.view import SORT_ORDER
     from memevo_tui.screens.menu import Menu
-    from memevo_tui.view import SORT_ORDER
 
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -666,7 +666,7 @@ async def test_a_short_line_drops_the_columns_that_say_least(realistic: Path) ->
 async def test_the_time_dial_greys_out_the_write_keys_and_they_still_say_why(
     realistic: Path,
 ) -> None:
-    from memevo_tui.compat.testing import FooterKey
+    from memevo_tui.term.compat.testing import FooterKey
 
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -696,7 +696,7 @@ async def test_esc_after_opening_a_line_of_the_inbox_brings_back_the_view(
 ) -> None:
     """Enter on "4 gone dormant" shows them, hidden ones too; esc clears that filter
     and hides forgotten and conflicted records again, as before."""
-    from memevo_tui.appstate import AppState, Visit
+    from memevo_tui.core.appstate import AppState, Visit
     from memevo_tui.screens.inbox import InboxScreen
 
     AppState(realistic).save_visit(Visit(230, fixed_clock("2026-10-30T12:00:00.000Z")()))

@@ -12,7 +12,7 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widgets import Button
 
-from memevo_tui.appstate import AppState, Visit
+from memevo_tui.core.appstate import AppState, Visit
 from memevo_tui.screens.dialog import Dialog
 from memevo_tui.screens.help import HelpScreen
 from store import fixed_clock

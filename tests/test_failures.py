@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 from ptyrun import MOUSE_OFF, RESTORE, PtyRun
 
-from memevo_tui.compat.testing import notifications
-from memevo_tui.text import INVISIBLE, UNSAFE
+from memevo_tui.core.text import INVISIBLE, UNSAFE
+from memevo_tui.term.compat.testing import notifications
 from store import Busy, DiskFull, MemoryStore, fixed_clock
 from store.js import fp, js_json
 
@@ -428,8 +428,8 @@ def test_a_paste_holding_an_escape_arrives_whole_and_in_order(realistic: Path) -
 
 
 async def test_the_paste_guard_is_what_the_driver_parses_with(realistic: Path) -> None:
-    from memevo_tui import terminal
     from memevo_tui.app import MemevoApp
+    from memevo_tui.term import terminal
 
     driver_class = terminal.driver()
     assert driver_class is not None
@@ -541,7 +541,7 @@ async def test_the_dashboard_shows_invisible_characters(hostile: Path) -> None:
 def test_every_format_character_is_shown() -> None:
     import unicodedata
 
-    from memevo_tui.text import visible
+    from memevo_tui.core.text import visible
 
     missed = [
         f"U+{cp:04X}"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from memevo_tui.view import SORTS, apply_view
+from memevo_tui.core.view import SORTS, apply_view
 from memevo_tui.widgets.memory_browser import MemoryBrowser
 from memevo_tui.widgets.memory_list import MemoryList
 from store import Memory, MemoryStore
@@ -159,7 +159,7 @@ async def test_a_big_store_opens_at_the_top_of_its_list_after_the_first_screenfu
 ) -> None:
     """A big store shows its newest inserted rows first, then every row: the list
     opens at its own top, not wherever the first screenful's first record sorts."""
-    import memevo_tui.state.reading as state_module
+    import memevo_tui.core.state.reading as state_module
 
     con = sqlite3.connect(realistic)
     newest_inserted = con.execute("SELECT id FROM memories ORDER BY rowid DESC").fetchone()[0]

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from textual.widgets import TabbedContent
 
-from memevo_tui.appstate import AppState, Batch
-from memevo_tui.compat.testing import notifications
+from memevo_tui.core.appstate import AppState, Batch
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.screens.dashboard import Dashboard
 from memevo_tui.screens.diff import DiffScreen
 from memevo_tui.screens.inbox import InboxScreen
+from memevo_tui.term.compat.testing import notifications
 from memevo_tui.views.review import ReviewView
 from memevo_tui.widgets.diff_list import DiffList
 from memevo_tui.widgets.event_list import BatchRow, EventList
@@ -207,7 +207,7 @@ async def test_the_review_queue_at_the_fixtures_now(realistic: Path) -> None:
         await press(pilot, "w")
         assert app.query_one("#tabs", TabbedContent).active == "review"
         view = app.query_one(ReviewView)
-        from memevo_tui.review import counts
+        from memevo_tui.core.review import counts
 
         assert counts(view.queue) == {
             "costly": 0,  # none until pi's sessions are replayed (the Turns view)
@@ -255,7 +255,7 @@ async def test_rebuilds_asked_while_the_queue_builds_wait_and_build_once(
     asked meanwhile become one more, from the newest records."""
     import threading
 
-    from memevo_tui.review import build as real_build
+    from memevo_tui.core.review import build as real_build
 
     release = threading.Event()
     running: list[int] = []
@@ -435,7 +435,7 @@ async def test_near_duplicates_are_looked_for_through_rare_words_only(
     number; two records that share their rare words still are."""
     from dataclasses import replace
 
-    from memevo_tui import review
+    from memevo_tui.core import review
 
     async with await MemoryStore.open(realistic, read_only=True) as store:
         base = next(m for m in (await store.load_memories()).memories if m.active)

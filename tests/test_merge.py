@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from memevo_tui.bulk import merge_plan, merge_problem
+from memevo_tui.core.bulk import merge_plan, merge_problem
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.screens.correct import CorrectScreen
 from memevo_tui.widgets.event_list import BatchRow, EventList

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from memevo_tui.__main__ import main
-from memevo_tui.compat.testing import notifications
+from memevo_tui.term.compat.testing import notifications
 from store import CorruptRow, Memory, MemoryStore, NotInLog, fixed_clock
 from store.js import iso, parse_ms
 from store.model import retimed

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_unix import cli
 
-from memevo_tui.compat.testing import notifications
+from memevo_tui.term.compat.testing import notifications
 from memevo_tui.widgets.memory_detail import MemoryDetail
 from memevo_tui.widgets.memory_list import MemoryList
 from store import Memory, MemoryStore, fixed_clock

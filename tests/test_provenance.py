@@ -191,7 +191,7 @@ async def test_the_hostile_store_s_panes_show_text_as_text(hostile: Path) -> Non
 def test_a_claim_its_source_never_states_joins_the_review_queue(realistic: Path) -> None:
     import asyncio
 
-    from memevo_tui.review import build
+    from memevo_tui.core.review import build
     from store import Source
 
     async def queue() -> list[object]:

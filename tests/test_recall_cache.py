@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from memevo_tui.compat.testing import notifications
-from memevo_tui.recallcache import NAME, cache_home, indexed
+from memevo_tui.core.recallcache import NAME, cache_home, indexed
+from memevo_tui.term.compat.testing import notifications
 from store import Memory, MemoryStore, fixed_clock, wordcache
 from store.index import RecallIndex, record_words
 from store.recall import Recall
@@ -50,7 +50,7 @@ def answers(index: RecallIndex) -> list[object]:
 
 def key_of(store: Path) -> bytes:
     """The key of the store's cache digest (made once, in its state directory)."""
-    from memevo_tui.recallcache import secret
+    from memevo_tui.core.recallcache import secret
 
     key = secret(store)
     assert key is not None
@@ -186,7 +186,7 @@ def test_cli_search_keeps_the_words_and_answers_the_same_from_them(
 async def test_a_forged_cache_is_refused_without_the_key(realistic: Path) -> None:
     """Anyone who can write the file but cannot read the key: adding a word to one
     record's cached words must not make recall return it for that word."""
-    from memevo_tui.recallcache import secret
+    from memevo_tui.core.recallcache import secret
 
     memories = await memories_of(realistic)
     indexed(realistic, memories)
@@ -211,7 +211,7 @@ async def test_a_forged_cache_is_refused_without_the_key(realistic: Path) -> Non
 async def test_a_cache_others_could_write_is_ignored_with_a_warning(
     realistic: Path, how: str
 ) -> None:
-    from memevo_tui.recallcache import secret
+    from memevo_tui.core.recallcache import secret
 
     memories = await memories_of(realistic)
     indexed(realistic, memories)
@@ -256,7 +256,7 @@ async def test_a_cache_root_others_can_write_is_not_used(
 def test_the_state_directory_trusts_only_files_the_user_alone_could_write(
     realistic: Path, tmp_path: Path
 ) -> None:
-    from memevo_tui.appstate import AppState, Visit
+    from memevo_tui.core.appstate import AppState, Visit
 
     state = AppState(realistic, root=tmp_path / "state-root")
     assert state.save_visit(Visit(7, 1.0)) and state.visit() == Visit(7, 1.0)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Static, TabbedContent
 
-from memevo_tui.compat.testing import notifications
+from memevo_tui.term.compat.testing import notifications
 from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.recall_list import RecallList
 from memevo_tui.widgets.recall_pane import RecallPane

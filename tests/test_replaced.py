@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from memevo_tui.__main__ import main
-from memevo_tui.compat.testing import notifications
+from memevo_tui.term.compat.testing import notifications
 from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.status_line import StatusLine
 from store import MemoryStore, Replaced, fixed_clock

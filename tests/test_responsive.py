@@ -16,8 +16,8 @@ from textual.geometry import Region
 from textual.strip import Strip
 
 import store.reads
-from memevo_tui.compat.testing import FooterKey
-from memevo_tui.state import DashboardState, idle
+from memevo_tui.core.state import DashboardState, idle
+from memevo_tui.term.compat.testing import FooterKey
 from memevo_tui.widgets.app_footer import AppFooter
 from memevo_tui.widgets.memory_detail import EventRow, MemoryDetail
 from store import Memory, MemoryLoad, MemoryStore, StoreError

@@ -175,7 +175,7 @@ def test_expose_serves_there_with_a_warning(realistic: Path) -> None:
 
 
 def test_loopback_names_and_addresses_need_no_flag() -> None:
-    from memevo_tui.serve import host_problem, is_loopback
+    from memevo_tui.core.serve import host_problem, is_loopback
 
     for host in ("127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LOCALHOST"):
         assert is_loopback(host) and host_problem(host, expose=False) is None

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from memevo_tui.appstate import AppState, Visit
+from memevo_tui.core.appstate import AppState, Visit
 from store import fixed_clock
 
 from apphelpers import make_app, settle, snapshot_copy, wait_loaded

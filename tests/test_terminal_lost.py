@@ -21,7 +21,7 @@ import pytest
 from ptyrun import ROOT, PtyRun
 
 from memevo_tui.app import MemevoApp
-from memevo_tui.guarded import EXIT_TERMINAL_LOST, GuardedDriver, GuardedWriter
+from memevo_tui.term.guarded import EXIT_TERMINAL_LOST, GuardedDriver, GuardedWriter
 
 from conftest import FIXTURE_NOW, FIXTURES
 

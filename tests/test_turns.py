@@ -228,7 +228,7 @@ async def test_the_turns_view_lists_sessions_then_prompts_and_opens_recall_as_of
 async def test_a_warm_replay_reads_the_settled_past_from_the_cache_and_refuses_a_forged_one(
     realistic: Path,
 ) -> None:
-    from memevo_tui.recallcache import TURNS, TurnCache, cache_home
+    from memevo_tui.core.recallcache import TURNS, TurnCache, cache_home
 
     prompts = [p for f in session_files(SESSIONS) for p in session_prompts(f).prompts]
 
@@ -262,6 +262,93 @@ async def test_a_warm_replay_reads_the_settled_past_from_the_cache_and_refuses_a
     assert TurnCache(realistic).get("anything") is None
     _, forged_walks = await replayed(TurnCache(realistic))
     assert forged_walks == cold_walks
+
+
+async def test_a_warm_open_gives_the_last_replays_answers_first_then_checks_them(
+    realistic: Path,
+) -> None:
+    """A warm open's rows come before the replay (``early``): the last replay's answers,
+    equal to what the replay then gives; a first open, or a new prompt, gives none."""
+    from memevo_tui.core.recallcache import SessionIndexCache
+    from memevo_tui.core.turnlog import load_turns
+
+    def shape(sessions: list[Any]) -> list[Any]:
+        return [(s.key, [(t.prompt.entry_id, t.then, t.then_digest, t.now, t.now_digest,
+                          t.changed, t.note, t.approximate) for t in s.turns])
+                for s in sessions]  # fmt: skip
+
+    async def opened(root: Path) -> tuple[list[list[Any]], list[Any]]:
+        early: list[list[Any]] = []
+        found = await load_turns(
+            realistic, fixed_clock(FIXTURE_NOW), root, SessionIndexCache(), None, early.append
+        )
+        return early, found
+
+    first_early, first = await opened(SESSIONS)
+    assert first_early == []  # nothing kept yet: the replay answers alone
+    warm_early, warm = await opened(SESSIONS)
+    assert len(warm_early) == 1
+    assert shape(warm_early[0]) == shape(warm) == shape(first)
+    assert sum(len(s.turns) for s in warm) >= 40
+    # one prompt more than the last replay saw: no early rows, never a partial list
+    root = Path(str(realistic) + "-sessions")
+    import shutil
+
+    shutil.copytree(SESSIONS, root)
+    newest = max(root.rglob("*.jsonl"), key=lambda f: f.stat().st_mtime)
+    lines = newest.read_text().splitlines()
+    last = json.loads(lines[-1])
+    extra = _user("extra-prompt", last.get("id"), "and what about the redis port?", 99)
+    extra["timestamp"] = last.get("timestamp", extra["timestamp"])
+    newest.write_text("\n".join([*lines, json.dumps(extra)]) + "\n")
+    new_early, _ = await opened(root)
+    assert new_early == []
+
+
+async def test_the_turns_view_draws_the_last_replays_rows_while_the_replay_checks_them(
+    realistic: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second open draws its rows from the last replay's answers, and says so, while
+    the replay (held here) checks them; then it shows the replay's own."""
+    import threading
+
+    import memevo_tui.core.turnlog as turnlog
+    from memevo_tui.views.turns import TurnsView
+    from memevo_tui.widgets.turn_list import SessionList
+
+    from apphelpers import make_app, until, wait_loaded
+
+    async def opened_once() -> None:
+        app = make_app(realistic)
+        app.state.sessions = SESSIONS
+        async with app.run_test(size=(160, 50)) as pilot:
+            await wait_loaded(pilot)
+            await pilot.press("n")
+            view = app.query_one(TurnsView)
+            await until(pilot, lambda: bool(view.sessions) and not view.busy, "the replay")
+
+    await opened_once()  # the cold replay: its answers kept in the cache directory
+    release = threading.Event()
+    replay = replay_turns  # what the held one calls once released
+
+    async def held(*args: Any) -> Any:
+        release.wait(30)  # the replay's own thread: the dashboard goes on
+        return await replay(*args)
+
+    monkeypatch.setattr(turnlog, "replay_turns", held)
+    app = make_app(realistic)
+    app.state.sessions = SESSIONS
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("n")
+        view = app.query_one(TurnsView)
+        rows = app.query_one(SessionList)
+        await until(pilot, lambda: len(rows.rows) > 0, "the last replay's rows")
+        summary = str(app.query_one("#turns-summary").render())
+        assert view.busy and "the last replay's answers" in summary
+        release.set()
+        await until(pilot, lambda: not view.busy, "the replay to end")
+        assert "as pi" in str(app.query_one("#turns-summary").render())
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
@@ -311,7 +398,7 @@ async def test_a_records_detail_gives_its_recall_log_once_the_turns_are_replayed
 async def test_review_lists_records_injected_often_while_marked_unhelpful_or_incorrect(
     realistic: Path,
 ) -> None:
-    from memevo_tui.review import build
+    from memevo_tui.core.review import build
 
     rows = await _records(realistic)
     bad = [m for m in rows if m.status != "forgotten" and any(
@@ -383,7 +470,7 @@ async def test_forget_and_correct_prove_the_fix_before_writing_and_a_pin_says_it
 async def test_the_injected_filter_compares_counts_and_says_when_they_are_not_known(
     realistic: Path,
 ) -> None:
-    from memevo_tui.view import NOT_REPLAYED, View, order_view, parse_filter
+    from memevo_tui.core.view import NOT_REPLAYED, View, order_view, parse_filter
 
     assert parse_filter("injected:>2 inj:<=5").injected == ((">", 2), ("<=", 5))
     assert parse_filter("injected:many").errors
@@ -429,7 +516,7 @@ async def test_the_memory_list_sorts_by_how_often_and_how_lately_pi_injected_a_r
 ) -> None:
     from pilot_keys import open_turns
 
-    from memevo_tui.view import View, order_view
+    from memevo_tui.core.view import View, order_view
     from memevo_tui.views.memories import MemoriesView
     from memevo_tui.views.turns import TurnsView
     from memevo_tui.widgets.memory_list import MemoryList
@@ -468,7 +555,7 @@ async def test_the_memory_list_sorts_by_how_often_and_how_lately_pi_injected_a_r
 async def test_dormant_soon_is_news_only_near_the_end_and_what_costs_most_comes_first(
     realistic: Path,
 ) -> None:
-    from memevo_tui.review import SOON_SHARE, build
+    from memevo_tui.core.review import SOON_SHARE, build
 
     rows = await _records(realistic)
     fresh = [m for m in rows if m.active and m.kind == "project_state"
@@ -522,7 +609,7 @@ async def test_a_cold_replay_runs_aside_and_keys_stay_live_meanwhile(
 
     from textual.widgets import TabbedContent
 
-    import memevo_tui.turnlog as turnlog
+    import memevo_tui.core.turnlog as turnlog
     from memevo_tui.views.turns import TurnsView
 
     from apphelpers import make_app, press, until, wait_loaded
@@ -532,7 +619,7 @@ async def test_a_cold_replay_runs_aside_and_keys_stay_live_meanwhile(
 
     async def slow(*args: Any) -> list[Any]:
         ran_in.append(threading.current_thread().name)
-        args[-1](0, 10)  # progress(done, total)
+        args[4](0, 10)  # progress(done, total): load_turns(db, clock, root, cache, progress, early)
         release.wait(30)  # blocks this thread only: the dashboard's loop must go on
         return []
 

@@ -16,8 +16,8 @@ import pytest
 from textual.widgets import Input, OptionList
 
 from memevo_tui.__main__ import main
-from memevo_tui.compat.testing import notifications
-from memevo_tui.export import md_text
+from memevo_tui.core.export import md_text
+from memevo_tui.term.compat.testing import notifications
 from store import MemoryStore, fixed_clock
 from store.budget import budget_status
 from store.js import fp, iso, parse_ms
@@ -663,7 +663,7 @@ def test_export_never_overwrites_a_file_without_force(realistic: Path, tmp_path:
 
 
 def test_a_file_that_appears_during_an_export_is_kept(tmp_path: Path) -> None:
-    from memevo_tui.export import atomic_file
+    from memevo_tui.core.export import atomic_file
 
     target = tmp_path / "late.md"
     with pytest.raises(FileExistsError), atomic_file(target) as handle:

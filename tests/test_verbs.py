@@ -1,4 +1,4 @@
-"""One declaration per curation verb (``memevo_tui.verbs``), read by the keys, the palette,
+"""One declaration per curation verb (``memevo_tui.core.verbs``), read by the keys, the palette,
 the help, the bulk planner and the command line."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 from memevo_tui.__main__ import build_parser
 from memevo_tui.cli.parser import WRITE_VERBS
 from memevo_tui.commands import all_commands
+from memevo_tui.core.verbs import BULK_VERBS, CLI_VERBS, KEYED, VERBS, named
 from memevo_tui.keymap import key_groups
 from memevo_tui.screens.confirm import ConfirmScreen
-from memevo_tui.verbs import BULK_VERBS, CLI_VERBS, KEYED, VERBS, named
 from memevo_tui.widgets.memory_list import MemoryList
 
 from apphelpers import dialog_text, make_app, press, settle, stored, wait_loaded
@@ -115,7 +115,7 @@ def test_every_palette_entry_names_an_action_that_is_there() -> None:
 async def test_history_filters_by_every_verb_the_registry_declares(realistic: Path) -> None:
     """History's ``verb:`` filter is read from the registry, never a copied list: every
     curation verb and every verb an event of the fixture's log shows is a value of it."""
-    from memevo_tui.verbs import LOGGED, PI_WRITES
+    from memevo_tui.core.verbs import LOGGED, PI_WRITES
     from memevo_tui.views.history import FIELDS
     from memevo_tui.widgets.event_list import verb
     from store import Event, MemoryStore
@@ -136,12 +136,12 @@ def test_no_module_but_the_registry_handles_a_verb_by_its_name() -> None:
     verb's name (``verb == "conflict"``, ``op in ("adopt", ...)``) anywhere else fails."""
     import ast
 
-    from memevo_tui.verbs import BY_NAME
+    from memevo_tui.core.verbs import BY_NAME
 
     package = Path(__file__).resolve().parent.parent / "memevo_tui"
     found = []
     for path in sorted(package.rglob("*.py")):
-        if path.parent == package / "verbs":  # the registry itself
+        if path.parent == package / "core" / "verbs":  # the registry itself
             continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             sides: list[ast.AST]
@@ -161,4 +161,4 @@ def test_no_module_but_the_registry_handles_a_verb_by_its_name() -> None:
             }
             for name in names & BY_NAME.keys():
                 found.append(f"{path.relative_to(package.parent)}:{line}: {name!r}")
-    assert not found, "a verb handled by name outside memevo_tui/verbs/:\n" + "\n".join(found)
+    assert not found, "a verb handled by name outside memevo_tui/core/verbs/:\n" + "\n".join(found)

@@ -6,7 +6,7 @@ import shutil
 import sys
 from typing import TextIO
 
-from ..text import one_line, safe_json
+from ..core.text import one_line, safe_json
 
 
 def _isatty(stream: TextIO) -> bool:

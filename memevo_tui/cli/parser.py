@@ -6,8 +6,8 @@ import argparse
 
 from store import TOOL_QUERY_MAX
 
-from ..export import FORMATS
-from ..verbs import CLI_VERBS, FEEDBACK
+from ..core.export import FORMATS
+from ..core.verbs import CLI_VERBS, FEEDBACK
 
 READ_VERBS = (
     "list", "show", "source", "search", "recall", "explain", "history", "status", "export",

@@ -17,11 +17,11 @@ from store import (
     sessions_root,
 )
 
-from ..text import one_line, visible
+from ..core.text import one_line, visible
 from .output import Output
 
 if TYPE_CHECKING:
-    from ..recallcache import SessionIndexCache
+    from ..core.recallcache import SessionIndexCache
 
 BOLD, PLAIN = "\x1b[1m", "\x1b[0m"
 OPEN, CLOSE = "[[", "]]"
@@ -42,7 +42,7 @@ def marked(text: str, passage: Passage | None, tty: bool) -> str:
 
 
 def _cache() -> SessionIndexCache | None:
-    from ..recallcache import SessionIndexCache
+    from ..core.recallcache import SessionIndexCache
 
     return SessionIndexCache()
 

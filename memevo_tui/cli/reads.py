@@ -26,7 +26,7 @@ from store import (
     utf8_len,
 )
 
-from ..text import field_text, iso_day, one_line, visible
+from ..core.text import field_text, iso_day, one_line, visible
 from .output import Output
 
 PURPOSES = {

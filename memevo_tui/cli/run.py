@@ -28,12 +28,12 @@ from store import (
     status_report,
 )
 
-from ..export import BadExport, ExportRequest, NotARegularFile, atomic_file, export, format_for
-from ..scope import ALL, Scope, start_scope
-from ..text import one_line
-from ..verbs import CLI_VERBS, Target, named
-from ..view import HIDDEN_STATUSES, matches, parse_filter
-from ..when import BadMoment, parse_moment
+from ..core.export import BadExport, ExportRequest, NotARegularFile, atomic_file, export, format_for
+from ..core.scope import ALL, Scope, start_scope
+from ..core.text import one_line
+from ..core.verbs import CLI_VERBS, Target, named
+from ..core.view import HIDDEN_STATUSES, matches, parse_filter
+from ..core.when import BadMoment, parse_moment
 from . import EXIT_CANNOT_RUN, EXIT_OK, EXIT_REFUSED
 from .output import Output
 from .parser import WRITE_VERBS
@@ -181,7 +181,7 @@ async def _stored(store: MemoryStore, shown: Sequence[Memory], o: Output) -> Sto
 def _index(store: MemoryStore, args: argparse.Namespace, memories: Sequence[Memory]) -> RecallIndex:
     """The recall index, its words read from the cache where they still hold (none for
     a demo store; the past's records are read from it, never written to it)."""
-    from ..recallcache import cores, indexed  # numpy: only the verbs that recall import it
+    from ..core.recallcache import cores, indexed  # numpy: only the verbs that recall import it
 
     path = None if getattr(args, "demo", False) else Path(store.path)
 

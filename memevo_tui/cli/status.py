@@ -17,7 +17,7 @@ from store import (
 )
 from store import redact_text as redact
 
-from ..text import one_line
+from ..core.text import one_line
 from .output import Output
 
 

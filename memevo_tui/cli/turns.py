@@ -19,19 +19,19 @@ from store import (
     sessions_root,
 )
 
-from ..text import one_line
-from ..when import BadMoment, parse_moment
+from ..core.text import one_line
+from ..core.when import BadMoment, parse_moment
 from .output import Output
 from .run import CannotRun
 
 if TYPE_CHECKING:
-    from ..recallcache import SessionIndexCache, TurnCache
+    from ..core.recallcache import SessionIndexCache, TurnCache
 
 AS_PI = f"as pi {RECALL_VERSION} would recall"
 
 
 def _cache() -> SessionIndexCache | None:
-    from ..recallcache import SessionIndexCache
+    from ..core.recallcache import SessionIndexCache
 
     return SessionIndexCache()
 
@@ -103,7 +103,7 @@ def _memo(store: MemoryStore, args: argparse.Namespace) -> TurnCache | None:
     """The kept turns (none for a demo store, or a store opened as of the past)."""
     if getattr(args, "demo", False) or store.as_of is not None:
         return None
-    from ..recallcache import TurnCache
+    from ..core.recallcache import TurnCache
 
     return TurnCache(Path(store.path))
 

@@ -25,10 +25,10 @@ from dataclasses import replace
 
 from store import Memory
 
+from ..core.state import Row
+from ..core.verbs import Target, Verb, named, op_for
 from ..screens.confirm import ConfirmScreen, pair_dialog, verb_dialog
 from ..screens.correct import edit_correction
-from ..state import Row
-from ..verbs import Target, Verb, named, op_for
 from .core import GROUPS, IN_FLIGHT, CuratorCore, Write
 from .undo import Undoing
 

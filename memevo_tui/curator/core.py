@@ -13,15 +13,15 @@ from textual.worker import WorkerState
 
 from store import Changed, CorruptRow, Memory, MemoryStore, Refused, Replaced, StoreError
 
-from ..keys import reopen_hint
+from ..core.state import DashboardState, Row
+from ..core.text import one_line
+from ..core.verbs import Target, Verb, named
 from ..messages import ReloadWanted, StoreFailed
 from ..screens.confirm import (
     ConfirmScreen,
 )
 from ..screens.prompt import PromptScreen
-from ..state import DashboardState, Row
-from ..text import one_line
-from ..verbs import Target, Verb, named
+from ..term.keys import reopen_hint
 
 GROUPS = ("curator-write", "curator-bulk", "curator-lookup")
 """The worker groups of the Curator's flows (tests wait for them to settle)."""
@@ -185,7 +185,7 @@ class CuratorCore:
     async def _proof(self, memory: Memory, what: Verb, target: Target) -> str:
         """What writing ``what`` on ``memory`` does to its project's recent prompts, by
         the Turns view's replay on the records as they would be after it ("": not known)."""
-        from ..turnlog import fix_effect
+        from ..core.turnlog import fix_effect
 
         log, becomes = self.state.injections, what.becomes
         try:

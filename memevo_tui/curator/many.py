@@ -9,15 +9,15 @@ from textual.notifications import SeverityLevel
 
 from store import Memory, MemoryStore, Refused, StoreError, iso
 
-from ..bulk import AnyStep, UndoStep, kept_first, merge_plan, merge_problem, plan
+from ..core.bulk import AnyStep, UndoStep, kept_first, merge_plan, merge_problem, plan
+from ..core.state import Row
+from ..core.text import one_line
+from ..core.verbs import BULK_VERBS, Target, named
 from ..screens.confirm import (
     blocks_note,
     bulk_dialog,
 )
 from ..screens.correct import edit_correction
-from ..state import Row
-from ..text import one_line
-from ..verbs import BULK_VERBS, Target, named
 from .core import CuratorCore
 
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from store import CorruptRow, Memory, StoreError
 
-from ..appstate import Batch
-from ..bulk import AnyStep, UndoStep, plan
+from ..core.appstate import Batch
+from ..core.bulk import AnyStep, UndoStep, plan
+from ..core.text import one_line
+from ..core.verbs import Target, inverse_of, named
 from ..messages import StoreFailed
 from ..screens.confirm import (
     blocks_note,
     bulk_dialog,
     undo_dialog,
 )
-from ..text import one_line
-from ..verbs import Target, inverse_of, named
 from .many import ManyRecords
 
 

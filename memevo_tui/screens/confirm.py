@@ -13,9 +13,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
-from ..bulk import AnyStep, left_as_they_are, tally
-from ..text import one_line, visible
-from ..verbs import Confirm, Verb, named
+from ..core.bulk import AnyStep, left_as_they_are, tally
+from ..core.text import one_line, visible
+from ..core.verbs import Confirm, Verb, named
 from ..widgets.event_diff import describe_undo
 from .dialog import Dialog
 

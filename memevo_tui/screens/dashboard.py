@@ -18,8 +18,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Header, TabbedContent, TabPane
 
-from ..compat.textual import LateFocusTabs
-from ..inbox import Line
+from ..core.inbox import Line
+from ..core.state import Change, DashboardState, Dialed, Failed, LiveChanged, LiveToggled, Warned
+from ..core.text import one_line
 from ..messages import (
     NOW,
     OpenScreen,
@@ -30,8 +31,7 @@ from ..messages import (
     StateChanged,
     StatusChanged,
 )
-from ..state import Change, DashboardState, Dialed, Failed, LiveChanged, LiveToggled, Warned
-from ..text import one_line
+from ..term.compat.textual import LateFocusTabs
 from ..views.base import BaseView
 from ..views.registry import SCREENS, VIEWS
 from ..widgets.app_footer import AppFooter
@@ -43,7 +43,7 @@ from .dial import ask_moment, back_to_now, dial_past
 from .inbox import InboxScreen
 
 if TYPE_CHECKING:
-    from ..scope import Scope
+    from ..core.scope import Scope
 
 
 def _b(
@@ -226,7 +226,7 @@ class Dashboard(Screen[None]):
 
     def action_pick_scope(self) -> None:
         """A menu of the projects pi knows (most records first), and every project."""
-        from ..scope import ALL, Scope, origins_by_size
+        from ..core.scope import ALL, Scope, origins_by_size
         from .menu import Menu
 
         state = self.state
@@ -300,7 +300,7 @@ class Dashboard(Screen[None]):
 
     def on_record_menu_requested(self, message: RecordMenuRequested) -> None:
         """``enter`` or ``.`` on a record: the menu of what can be done to it."""
-        from ..keys import key_for
+        from ..term.keys import key_for
         from .record_menu import COPY, PROVENANCE, VERB, VIEW, record_menu, view_query
 
         source, record = message.source, message.record

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from store import StoreError, iso
 
-from ..when import HELP, BadMoment, moment, parse_moment
+from ..core.when import HELP, BadMoment, moment, parse_moment
 from .prompt import PromptScreen
 
 if TYPE_CHECKING:

@@ -21,11 +21,11 @@ from textual.widgets import Footer, Static
 
 from store import Diff, Event, StoreError, parse_ms
 
+from ..core.state import DashboardState
+from ..core.text import field_text, one_line
+from ..core.when import HELP, BadMoment, moment, parse_moment
 from ..curator import Curator
 from ..messages import NOW, ShowRecord
-from ..state import DashboardState
-from ..text import field_text, one_line
-from ..when import HELP, BadMoment, moment, parse_moment
 from ..widgets.diff_list import DiffList, DiffRow, diff_rows
 from .prompt import PromptScreen
 

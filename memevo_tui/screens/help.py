@@ -15,7 +15,7 @@ from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..glyphs import STATE_GLYPHS, STATE_MEANINGS
+from ..core.glyphs import STATE_GLYPHS, STATE_MEANINGS
 
 FILTER_HELP = (
     "/ filters the view you are in; esc leaves the box, and esc in the list clears the filter. "

@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..inbox import Line
+from ..core.inbox import Line
 from ..widgets.option_list import KeyedOptionList
 from .dialog import Dialog
 

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from store import NOT_STATED, Provenance, Source, SourceLink, StoreError
 
-from ..text import one_line, visible
+from ..core.text import one_line, visible
 
 Loaded = tuple[Provenance, list[dict[str, Any]]]
 """The record's provenance, and each source's place in pi's session (``session_context``)."""

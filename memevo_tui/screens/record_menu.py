@@ -9,8 +9,8 @@ from collections.abc import Callable, Collection
 
 from store import Memory
 
-from ..text import one_line
-from ..verbs import KEYED, named, op_for
+from ..core.text import one_line
+from ..core.verbs import KEYED, named, op_for
 from ..views.registry import VIEWS
 from ..widgets.memory_list import PROVENANCE_BINDING
 from .menu import Menu

@@ -10,10 +10,10 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Input
 
+from ..core.filters import Field, Query, parse, say
+from ..core.state import Change, DashboardState
 from ..curator import IN_FLIGHT, Curator
-from ..filters import Field, Query, parse, say
 from ..messages import StateChanged
-from ..state import Change, DashboardState
 from ..widgets.debounced_input import DebouncedInput
 from ..widgets.filter_box import FilterBox
 from ..widgets.virtual_list import VirtualList

@@ -19,10 +19,9 @@ from textual.message import Message
 
 from store import ACTORS, CorruptRow, Event, StoreError, UndoPlan
 
-from ..appstate import Batch
-from ..filters import Field, Query
-from ..messages import StatusChanged, StoreFailed
-from ..state import (
+from ..core.appstate import Batch
+from ..core.filters import Field, Query
+from ..core.state import (
     Change,
     DashboardState,
     EventRow,
@@ -32,9 +31,10 @@ from ..state import (
     Reloaded,
     Scoped,
 )
-from ..text import one_line
-from ..verbs import LOGGED
-from ..view import KIND_NAMES
+from ..core.text import one_line
+from ..core.verbs import LOGGED
+from ..core.view import KIND_NAMES
+from ..messages import StatusChanged, StoreFailed
 from ..widgets.event_diff import EventDiff
 from ..widgets.event_list import BatchRow, EventList, HistoryRow, verb
 from ..widgets.filter_box import FilterBox

@@ -26,9 +26,9 @@ from store import (
     queue_status,
 )
 
-from ..filters import Field, Query
+from ..core.filters import Field, Query
+from ..core.state import Change, DashboardState, Dialed, LiveChanged, Reloaded, Scoped
 from ..messages import ShowView, StatusChanged, StoreFailed
-from ..state import Change, DashboardState, Dialed, LiveChanged, Reloaded, Scoped
 from ..widgets.filter_box import FilterBox
 from ..widgets.learning_status import LearningStatus
 from ..widgets.source_detail import SourceDetail

@@ -16,8 +16,8 @@ from textual.binding import Binding, BindingType
 
 from store import Memory
 
+from ..core.state import DashboardState, Row
 from ..messages import StatusChanged
-from ..state import DashboardState, Row
 from ..widgets.memory_list import MemoryList
 from .base import BaseView
 

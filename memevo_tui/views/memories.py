@@ -21,11 +21,8 @@ from textual.message import Message
 
 from store import Memory, StoreError
 
-from ..export import BadExport, ExportRequest, Format, atomic_file, export, format_for
-from ..messages import StatusChanged
-from ..screens.menu import BACKUP, export_menu, sort_menu
-from ..screens.prompt import export_prompt
-from ..state import (
+from ..core.export import BadExport, ExportRequest, Format, atomic_file, export, format_for
+from ..core.state import (
     Change,
     DashboardState,
     Dialed,
@@ -37,9 +34,12 @@ from ..state import (
     Row,
     Scoped,
 )
-from ..text import one_line
-from ..verbs import Verb, named
-from ..view import BY_RECALL_LOG, SORT_KEYS, SORTS, parse_filter
+from ..core.text import one_line
+from ..core.verbs import Verb, named
+from ..core.view import BY_RECALL_LOG, SORT_KEYS, SORTS, parse_filter
+from ..messages import StatusChanged
+from ..screens.menu import BACKUP, export_menu, sort_menu
+from ..screens.prompt import export_prompt
 from ..widgets.memory_browser import MemoryBrowser
 from ..widgets.memory_detail import MemoryDetail
 from ..widgets.memory_list import MemoryList

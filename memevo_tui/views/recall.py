@@ -17,8 +17,8 @@ from textual.message import Message
 
 from store import DigestLine, Purpose, Recall, StoreError, digest
 
+from ..core.state import Change, Dialed, LiveChanged, OwnWrite, Scoped
 from ..messages import StatusChanged, StoreFailed
-from ..state import Change, Dialed, LiveChanged, OwnWrite, Scoped
 from ..widgets.recall_pane import CHOSEN, WITH_DIGEST, RecallPane
 from .base import BaseView
 

@@ -18,11 +18,11 @@ from textual.widgets import Static
 
 from store import Source, StoreError
 
-from ..filters import Field
+from ..core.filters import Field
+from ..core.review import REASONS, Item, Row, build, counts
+from ..core.state import Change, DashboardState, Dialed, Failed, Scoped
+from ..core.text import one_line
 from ..messages import StatusChanged, StoreFailed
-from ..review import REASONS, Item, Row, build, counts
-from ..state import Change, DashboardState, Dialed, Failed, Scoped
-from ..text import one_line
 from ..widgets.filter_box import FilterBox
 from ..widgets.review_detail import ReviewDetail
 from ..widgets.review_list import ReviewList

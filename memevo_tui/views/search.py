@@ -14,9 +14,9 @@ from textual.widgets import Input
 
 from store import Recall, StoreError
 
+from ..core.state import Change, DashboardState, Dialed, LiveChanged, OwnWrite, Row, Scoped
+from ..core.text import one_line
 from ..messages import StatusChanged, StoreFailed
-from ..state import Change, DashboardState, Dialed, LiveChanged, OwnWrite, Row, Scoped
-from ..text import one_line
 from ..widgets.debounced_input import DebouncedInput
 from ..widgets.memory_detail import MemoryDetail
 from ..widgets.memory_list import MemoryList

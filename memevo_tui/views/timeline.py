@@ -39,8 +39,8 @@ from store import (
     runs,
 )
 
+from ..core.state import Change, DashboardState, LiveChanged, OwnWrite, Reloaded, Scoped
 from ..messages import NOW, ShowView, StatusChanged, StoreFailed
-from ..state import Change, DashboardState, LiveChanged, OwnWrite, Reloaded, Scoped
 from ..widgets.timeline_chart import Panel, TimelineChart, day_label
 from .base import BaseView
 

@@ -20,10 +20,10 @@ from textual.widgets import Static
 
 from store import RECALL_VERSION, StoreError, Turn
 
-from ..filters import Field, Query
+from ..core.filters import Field, Query
+from ..core.state import Change, DashboardState, OwnWrite, Reloaded, Scoped
+from ..core.turnlog import InjectionLog, SessionTurns, load_turns_aside
 from ..messages import ShowView, StatusChanged, StoreFailed
-from ..state import Change, DashboardState, OwnWrite, Reloaded, Scoped
-from ..turnlog import InjectionLog, SessionTurns, load_turns_aside
 from ..widgets.filter_box import FilterBox
 from ..widgets.split import Split
 from ..widgets.turn_list import SessionList, TurnDetail, TurnList
@@ -60,6 +60,8 @@ class TurnsView(FilteringView):
     class Loaded(Message):
         sessions: list[SessionTurns] | None
         """None: the replay failed (reported apart)."""
+        early: bool = False
+        """The last replay's answers, shown while this one checks them (a warm open)."""
 
     def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
@@ -108,7 +110,7 @@ class TurnsView(FilteringView):
         self._summary("replaying pi's sessions on the store as it was at each prompt…")
         state = self.state
         try:
-            from ..recallcache import SessionIndexCache
+            from ..core.recallcache import SessionIndexCache
 
             cache = SessionIndexCache() if state.remembered is not None else None
             loop = asyncio.get_running_loop()
@@ -121,8 +123,11 @@ class TurnsView(FilteringView):
                 line = f"replaying pi's sessions on the store as it was: {done} of {total} prompts…"
                 loop.call_soon_threadsafe(show, line)
 
+            def early(found: list[SessionTurns]) -> None:  # from the replay's thread too
+                loop.call_soon_threadsafe(self.post_message, self.Loaded(found, early=True))
+
             sessions = await load_turns_aside(
-                state.db_path, state.clock, state.sessions, cache, progress
+                state.db_path, state.clock, state.sessions, cache, progress, early
             )
         except StoreError as exc:
             self.post_message(StoreFailed(exc))
@@ -136,7 +141,9 @@ class TurnsView(FilteringView):
         self.post_message(self.Loaded(sessions))
 
     def on_turns_view_loaded(self, message: Loaded) -> None:
-        self._loading = False
+        if message.early and not self._loading:
+            return  # the replay's own answer came first
+        self._loading = message.early
         if message.sessions is None:
             return
         self.sessions = message.sessions
@@ -150,25 +157,31 @@ class TurnsView(FilteringView):
             again = next((s for s in self.sessions if s.key == self.opened.key), None)
             if again is not None:
                 self._open(again, focus=False)
-        self._summary()
+        self._summary(early=message.early)
         self.post_message(StatusChanged())
 
-    def _summary(self, line: str = "") -> None:
-        if not line:
-            scope = self.state.scope
-            sessions = self._in_scope()
-            turns = sum(len(s.turns) for s in sessions)
-            got = sum(s.with_memories for s in sessions)
-            differ = sum(s.differing for s in sessions)
-            unknown = sum(s.unknown for s in sessions)
-            where = "" if scope.everything else f" in {scope.name}"
-            line = (
-                f"{len(sessions)} session(s){where}, {turns} prompt(s): {got} got memories, "
-                f"{differ} would get something else now"
-                + (f", {unknown} before the store's exact past (?)" if unknown else "")
-                + f" · as pi {RECALL_VERSION} would recall"
-            )
+    def _summary(self, line: str = "", *, early: bool = False) -> None:
+        """``line``, or what the view shows (``early``: the last replay's answers)."""
+        if early:
+            line = f"{self._counts()} · the last replay's answers; checking them against the store…"
+        elif not line:
+            line = f"{self._counts()} · as pi {RECALL_VERSION} would recall"
         self.query_one("#turns-summary", Static).update(line)
+
+    def _counts(self) -> str:
+        """The sessions in scope, their prompts, and what they got."""
+        scope = self.state.scope
+        sessions = self._in_scope()
+        turns = sum(len(s.turns) for s in sessions)
+        got = sum(s.with_memories for s in sessions)
+        differ = sum(s.differing for s in sessions)
+        unknown = sum(s.unknown for s in sessions)
+        where = "" if scope.everything else f" in {scope.name}"
+        return (
+            f"{len(sessions)} session(s){where}, {turns} prompt(s): {got} got memories, "
+            f"{differ} would get something else now"
+            + (f", {unknown} before the store's exact past (?)" if unknown else "")
+        )
 
     def status_parts(self) -> list[str]:
         if self.opened is not None:

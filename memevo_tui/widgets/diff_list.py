@@ -10,9 +10,9 @@ from textual.message import Message
 
 from store import Diff, Memory
 
-from ..glyphs import KIND_CODES
-from ..text import one_line
-from ..view import origin_name
+from ..core.glyphs import KIND_CODES
+from ..core.text import one_line
+from ..core.view import origin_name
 from .virtual_list import Column, VirtualList
 
 What = Literal["added", "changed", "removed"]

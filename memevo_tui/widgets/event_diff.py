@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from store import CorruptRow
 
-from ..text import visible
+from ..core.text import visible
 from .event_list import BatchRow, HistoryRow, event_text, verb
 
 Pair = tuple[dict[str, Any] | None, dict[str, Any] | None]

@@ -10,11 +10,11 @@ from textual.message import Message
 
 from store import CorruptRow, Event, js_json
 
-from ..appstate import Batch
-from ..glyphs import KIND_CODES
+from ..core.appstate import Batch
+from ..core.glyphs import KIND_CODES
+from ..core.text import one_line
+from ..core.view import origin_name
 from ..messages import ShowProvenance, ShowRecord
-from ..text import one_line
-from ..view import origin_name
 from .memory_list import PROVENANCE_BINDING
 from .virtual_list import Column, VirtualList
 

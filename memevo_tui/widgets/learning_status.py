@@ -9,7 +9,7 @@ from textual.widgets import Sparkline, Static
 
 from store import QueueStatus, iso
 
-from ..text import one_line
+from ..core.text import one_line
 
 
 def describe_queue(q: QueueStatus) -> Text:

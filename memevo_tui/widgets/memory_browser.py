@@ -19,9 +19,9 @@ from textual.widgets import Input
 
 from store import Memory
 
-from ..filters import say
-from ..state import DashboardState, Row
-from ..view import (
+from ..core.filters import say
+from ..core.state import DashboardState, Row
+from ..core.view import (
     DEFAULT_DESCENDING,
     SortKey,
     View,

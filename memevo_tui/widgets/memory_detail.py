@@ -18,9 +18,9 @@ from textual.timer import Timer
 
 from store import POLICY, CorruptRow, Event, Memory, StoreError, iso, parse_ms
 
-from ..glyphs import STATE_MEANINGS, badge, freshness_bar, state_of, time_left
+from ..core.glyphs import STATE_MEANINGS, badge, freshness_bar, state_of, time_left
+from ..core.text import visible
 from ..messages import ShowProvenance
-from ..text import visible
 from .decay import DecayPlot, decay_words
 from .memory_list import PROVENANCE_BINDING
 from .text_pane import TextPane

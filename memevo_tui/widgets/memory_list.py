@@ -10,7 +10,7 @@ from textual.message import Message
 
 from store import CorruptRow, Memory
 
-from ..glyphs import (
+from ..core.glyphs import (
     EVIDENCE_CODES,
     KIND_CODES,
     STATE_GLYPHS,
@@ -20,10 +20,10 @@ from ..glyphs import (
     state_of,
     time_left,
 )
+from ..core.text import one_line
+from ..core.verbs import KEYED
+from ..core.view import origin_name
 from ..messages import ShowProvenance
-from ..text import one_line
-from ..verbs import KEYED
-from ..view import origin_name
 from .virtual_list import Column, VirtualList
 
 Row = Memory | CorruptRow

@@ -8,10 +8,10 @@ from textual.binding import Binding, BindingType
 
 from store import STATUS_REASONS, Candidate
 
-from ..glyphs import STATE_GLYPHS
+from ..core.glyphs import STATE_GLYPHS
+from ..core.text import one_line
+from ..core.verbs import ON_RECALL
 from ..messages import ShowProvenance, ShowRecord
-from ..text import one_line
-from ..verbs import ON_RECALL
 from .memory_list import (
     CURATION_BINDINGS,
     MENU_BINDING,

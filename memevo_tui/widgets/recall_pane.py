@@ -30,8 +30,8 @@ from store import (
     utf8_len,
 )
 
-from ..glyphs import STATE_MEANINGS, badge
-from ..text import one_line, visible
+from ..core.glyphs import STATE_MEANINGS, badge
+from ..core.text import one_line, visible
 from .debounced_input import DebouncedInput
 from .recall_list import RecallList
 from .split import Split

@@ -12,9 +12,9 @@ from textual.widgets import Static
 
 from store import Memory
 
-from ..glyphs import badge
-from ..review import REASONS, Item, words
-from ..text import visible
+from ..core.glyphs import badge
+from ..core.review import REASONS, Item, words
+from ..core.text import visible
 
 
 def marked_text(m: Memory, other: Memory | None) -> Text:

@@ -9,12 +9,12 @@ from textual.message import Message
 
 from store import Memory
 
-from ..glyphs import KIND_CODES, STATE_GLYPHS
+from ..core.glyphs import KIND_CODES, STATE_GLYPHS
+from ..core.review import URGENT, Item
+from ..core.text import one_line
+from ..core.verbs import DECISIONS
+from ..core.view import origin_name
 from ..messages import ShowProvenance, ShowRecord
-from ..review import URGENT, Item
-from ..text import one_line
-from ..verbs import DECISIONS
-from ..view import origin_name
 from .memory_list import (
     CURATION_BINDINGS,
     MENU_BINDING,

@@ -23,7 +23,7 @@ from store import (
     searched_text,
 )
 
-from ..text import visible
+from ..core.text import visible
 from .source_list import STATE_GLYPHS, STATE_MEANINGS, source_state
 
 

@@ -10,8 +10,8 @@ from textual.message import Message
 
 from store import CorruptRow, Source, iso
 
-from ..text import one_line
-from ..view import origin_name
+from ..core.text import one_line
+from ..core.view import origin_name
 from .virtual_list import Column, VirtualList
 
 SourceRow = Source | CorruptRow

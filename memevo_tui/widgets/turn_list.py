@@ -15,9 +15,9 @@ from textual.widgets import Static
 
 from store import RECALL_VERSION, Turn, iso
 
-from ..text import one_line, visible
-from ..turnlog import SessionTurns
-from ..view import origin_name
+from ..core.text import one_line, visible
+from ..core.turnlog import SessionTurns
+from ..core.view import origin_name
 from .virtual_list import Column, VirtualList
 
 AS_PI = f"as pi {RECALL_VERSION} would recall"

@@ -21,7 +21,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..text import one_line
+from ..core.text import one_line
 from .columns import Column, fit, fitting, header_strip, resolved_style, row_strip
 from .list_message import ListMessage
 from .positions import Positions

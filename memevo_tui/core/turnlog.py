@@ -19,6 +19,7 @@ from store import (
     SessionPrompts,
     Turn,
     injected_by,
+    last_shown,
     replay_turns,
     session_files,
     session_prompts,
@@ -51,32 +52,47 @@ class SessionTurns:
         return sum(1 for t in self.turns if t.then is None)
 
 
+Early = Callable[[list["SessionTurns"]], None]
+"""Given the last replay's answers (a warm open), before the replay checks them."""
+
+
 async def load_turns(
     db_path: Path,
     clock: Clock,
     root: Path,
     cache: object = None,
     progress: Callable[[int, int], None] | None = None,
+    early: Early | None = None,
 ) -> list[SessionTurns]:
     """Every session under ``root``, newest first, each with its turns replayed
     (raises ``StoreError`` when the store cannot be read; ``progress(done, total)``
-    as prompts are replayed)."""
+    as prompts are replayed). With ``cache`` (the session index) the turns are kept in
+    the cache directory too, and ``early`` is given the last replay's answers first
+    when every prompt has one: the rows come first, the replay's checks after."""
 
     def read() -> list[SessionPrompts]:
         return [session_prompts(f, cache) for f in session_files(root)]
 
     sessions = await asyncio.to_thread(read)
+    prompts = [p for s in sessions for p in s.prompts]
+    memo = None
+    if cache is not None:
+        from .recallcache import TurnCache
+
+        memo = await asyncio.to_thread(TurnCache, db_path)
+        shown = last_shown(prompts, memo) if early is not None else None
+        if early is not None and shown is not None:
+            early(_by_session(sessions, shown))
     store = await MemoryStore.open(db_path, read_only=True, clock=clock)
     try:
-        prompts = [p for s in sessions for p in s.prompts]
-        memo = None
-        if cache is not None:
-            from .recallcache import TurnCache
-
-            memo = await asyncio.to_thread(TurnCache, db_path)
         turns = await replay_turns(store, prompts, memo, progress)
     finally:
         await store.close()
+    return _by_session(sessions, turns)
+
+
+def _by_session(sessions: list[SessionPrompts], turns: list[Turn]) -> list[SessionTurns]:
+    """The turns with their sessions, newest session first."""
     by_prompt = {(str(t.prompt.file), t.prompt.entry_id): t for t in turns}
     out = [
         SessionTurns(s, tuple(by_prompt[(str(p.file), p.entry_id)] for p in s.prompts))
@@ -188,6 +204,7 @@ async def load_turns_aside(
     root: Path,
     cache: object = None,
     progress: Callable[[int, int], None] | None = None,
+    early: Early | None = None,
 ) -> list[SessionTurns]:
     """``load_turns`` in a thread of its own, with its own event loop and connection:
     a cold replay is seconds to minutes of CPU, and the caller's loop (the dashboard's)
@@ -207,7 +224,7 @@ async def load_turns_aside(
 
     def run() -> None:
         try:
-            found = asyncio.run(load_turns(db_path, clock, root, cache, progress))
+            found = asyncio.run(load_turns(db_path, clock, root, cache, progress, early))
             ok, error = found, None
         except BaseException as exc:  # handed to the caller, raised there
             ok, error = None, exc

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from store import Clock, Memory, MemoryLoad, MemoryStore, StoreError
 
-from ..compat import loop_has_ready
+from ...term.compat import loop_has_ready
 
 FirstPage = Callable[[MemoryLoad[Memory], int], Awaitable[None]]
 

@@ -39,7 +39,7 @@ from store import (
     parse_memory_row,
 )
 
-from .. import __version__
+from ... import __version__
 from ..text import UNSAFE, safe_json
 from ..view import Filter, matches, parse_filter
 from .files import NotARegularFile, atomic_file
