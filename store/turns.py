@@ -26,7 +26,9 @@ No Textual; everything read from session files is untrusted text.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -156,50 +158,103 @@ def user_text(message: Any) -> str:
     )
 
 
-def context_messages(session: Session, path: Sequence[str]) -> list[dict[str, Any]]:
+Lines = Callable[[str], dict[str, Any]]
+"""An entry's line, parsed, by its id (``Session.data``, or ``_LineMemo.data``)."""
+
+
+def context_messages(
+    session: Session, path: Sequence[str], data: Lines | None = None
+) -> list[dict[str, Any]]:
     """The messages of the context pi builds for a branch (``buildContextEntries``),
     oldest first: after the newest compaction on ``path``, its kept messages (its
     ``retainedTail``, or the entries from its ``firstKeptEntryId``) then the entries
-    after it; with none, every message of the path."""
+    after it; with none, every message of the path. ``data``: how a line is read
+    (default: ``session.data``)."""
     places = session.places
+    read = data or session.data
     cut = max((i for i, e in enumerate(path) if places[e].type == "compaction"), default=-1)
     out: list[dict[str, Any]] = []
     if cut >= 0:
-        compaction = session.data(path[cut])
+        compaction = read(path[cut])
         tail = compaction.get("retainedTail")
         if isinstance(tail, list):
             out += [m for m in tail if isinstance(m, dict)]
         else:
             kept = compaction.get("firstKeptEntryId")
             start = path.index(kept) if isinstance(kept, str) and kept in path[:cut] else cut
-            out += _messages(session, path[start:cut])
-    out += _messages(session, path[cut + 1 :])
+            out += _messages(session, path[start:cut], read)
+    out += _messages(session, path[cut + 1 :], read)
     return out
 
 
-def _messages(session: Session, ids: Iterable[str]) -> Iterator[dict[str, Any]]:
+def _messages(session: Session, ids: Iterable[str], read: Lines) -> Iterator[dict[str, Any]]:
     for entry_id in ids:
         if session.places[entry_id].type == "message":
-            message = session.data(entry_id).get("message")
+            message = read(entry_id).get("message")
             if isinstance(message, dict):
                 yield message
 
 
-def recent_user_messages(messages: Sequence[dict[str, Any]]) -> tuple[str, ...]:
-    """``recentUserMessages`` over a context's messages (oldest first)."""
+class _LineMemo:
+    """A session's lines read through one open file, the last ``size`` parsed kept: the
+    prompts of a branch share their ancestors, each read once, not once per prompt."""
+
+    def __init__(self, session: Session, size: int = 4096) -> None:
+        self.session = session
+        self.size = size
+        self._kept: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._file: Any = None
+
+    def data(self, entry_id: str) -> dict[str, Any]:
+        found = self._kept.get(entry_id)
+        if found is not None:
+            self._kept.move_to_end(entry_id)
+            return found
+        import json
+
+        place = self.session.places[entry_id]
+        try:
+            if self._file is None:
+                self._file = open(self.session.path, "rb")
+            self._file.seek(place.offset)
+            parsed = json.loads(self._file.read(place.length))
+        except (OSError, ValueError) as exc:
+            raise SessionUnreadable(f"session file changed while it was read ({exc})") from None
+        found = parsed if isinstance(parsed, dict) else {}
+        self._kept[entry_id] = found
+        if len(self._kept) > self.size:
+            self._kept.popitem(last=False)
+        return found
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+@functools.lru_cache(maxsize=8192)
+def _cleaned(text: str) -> tuple[str, bool]:
+    """A user text as recall reads it, and whether its plan is empty (pure: memoised)."""
     from .recall import resolve_plan
 
+    clean = clean_query(text, MAX_HISTORY_TURN_BYTES)
+    return clean, bool(clean) and resolve_plan(clean).mode == "empty"
+
+
+def recent_user_messages(messages: Sequence[dict[str, Any]]) -> tuple[str, ...]:
+    """``recentUserMessages`` over a context's messages (oldest first)."""
     found: list[str] = []
+    found_empty = False  # the newest kept text's plan is empty
     for scanned, message in enumerate(reversed(messages[-SCAN_LIMIT:]), 1):
         if scanned > SCAN_LIMIT:
             break
         if message.get("role") != "user":
             continue
-        clean = clean_query(user_text(message), MAX_HISTORY_TURN_BYTES)
+        clean, empty = _cleaned(user_text(message))
         if clean and not _SLASH_COMMAND.match(clean):
-            empty = resolve_plan(clean).mode == "empty"
-            if not (empty and found and resolve_plan(found[-1]).mode == "empty"):
+            if not (empty and found and found_empty):
                 found.append(clean)
+                found_empty = empty
         if len(found) >= RECENT_TURNS:
             break
     return tuple(reversed(found))
@@ -227,6 +282,7 @@ def session_prompts(path: Path, cache: Any = None) -> SessionPrompts:
     prompts: list[Prompt] = []
     seen: set[str] = set()
     branches = _branch_order(session)
+    lines = _LineMemo(session)
     try:
         for number, line in branches:
             for i, entry_id in enumerate(line):
@@ -236,12 +292,14 @@ def session_prompts(path: Path, cache: Any = None) -> SessionPrompts:
                 seen.add(entry_id)
                 if place.moment_ms is None:
                     continue
-                text = user_text(session.data(entry_id).get("message"))
-                recent = recent_user_messages(context_messages(session, line[:i]))
+                text = user_text(lines.data(entry_id).get("message"))
+                recent = recent_user_messages(context_messages(session, line[:i], lines.data))
                 prompts.append(Prompt(path, str(session_id), str(project), entry_id,
                                       place.moment_ms, text, recent, number))  # fmt: skip
     except SessionUnreadable as exc:
         return SessionPrompts(path, str(session_id), str(project), "", (), 0, 0, str(exc))
+    finally:
+        lines.close()
     started = header_time(session)
     return SessionPrompts(path, str(session_id), str(project), started, tuple(prompts),
                           len(branches), session.corrupt)  # fmt: skip
