@@ -16,7 +16,10 @@ Two measurements, each with a writer process standing in for pi:
   record in its new state. Goal (issue 5): p95 at most 300 ms.
 
     python scripts/bench_live.py [--sizes 1000,10000,100000] [--seconds 10] [--commits 100]
-                                 [--modes update,insert] [--where headless,pty]
+                                 [--modes update,insert] [--where headless,pty] [--quick]
+
+``--quick``: 100,000 records, new memories (insert) in a pty for 5 s, and 30 commits
+for the latency (under 5 minutes).
 """
 
 from __future__ import annotations
@@ -284,8 +287,10 @@ def run_cpu(sizes: list[int], seconds: float, modes: list[str], where: list[str]
           f"for {seconds:.0f} s (goal <= {GOAL_CPU_MS:.0f} ms at every size)")  # fmt: skip
     print(f"{'records':>8} {'commit':>7} {'in':>8} {'commits':>8} {'CPU/commit':>11} "
           f"{'share of a core':>16} {'idle':>6}  verdict")  # fmt: skip
+    floors: dict[str, float] = {}
     for place in where if "insert" in modes else []:
         r = floor_cpu_per_repaint(seconds, place)
+        floors[place] = r["cpu_ms"]
         print(f"{'floor':>8} {'repaint':>7} {place:>8} {r['commits']:>8} {r['cpu_ms']:>9.1f}ms "
               f"{r['share'] * 100:>15.1f}% {r['idle'] * 100:>5.1f}%  (a bare Textual app "
               "redrawing a list-sized widget whose lines all moved)", flush=True)  # fmt: skip
@@ -308,8 +313,10 @@ def run_cpu(sizes: list[int], seconds: float, modes: list[str], where: list[str]
                         if out.returncode != 0:
                             raise SystemExit(f"{n} records failed:\n{out.stderr[-3000:]}")
                         r = json.loads(out.stdout.strip().splitlines()[-1])
-                verdict = "met" if r["cpu_ms"] <= GOAL_CPU_MS else (
-                    f"MISSED by {r['cpu_ms'] / GOAL_CPU_MS:.1f}x")  # fmt: skip
+                # issue 49: 5 ms, or 1.2x the bare repaint in the same place, the larger
+                goal = max(GOAL_CPU_MS, 1.2 * floors.get(place, 0.0))
+                met = "met" if r["cpu_ms"] <= goal else f"MISSED by {r['cpu_ms'] / goal:.1f}x"
+                verdict = f"{met} (goal {goal:.1f} ms)"
                 print(f"{n:>8,} {mode:>7} {place:>8} {r['commits']:>8} {r['cpu_ms']:>9.1f}ms "
                       f"{r['share'] * 100:>15.1f}% {r['idle'] * 100:>5.1f}%  {verdict}",
                       flush=True)  # fmt: skip
@@ -404,7 +411,12 @@ def main() -> None:
     parser.add_argument("--modes", default=",".join(MODES), help="update,insert")
     parser.add_argument("--where", default="headless,pty", help="headless,pty")
     parser.add_argument("--cpu-child", nargs=3, metavar=("PATH", "SECONDS", "MODE"))
+    parser.add_argument("--quick", action="store_true",
+                        help="100,000 records, insert, in a pty, 5 s; 30 commits")  # fmt: skip
     args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.seconds, args.modes, args.where = "100000", 5.0, "insert", "pty"
+        args.commits, args.idle = 30, 3.0
     if args.cpu_child:
         cpu_child(args.cpu_child[0], float(args.cpu_child[1]), args.cpu_child[2])
         return

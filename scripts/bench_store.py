@@ -10,7 +10,9 @@ Python memory of each. The three are timed one after another in each round, so
 the machine's drift (large on a shared machine) moves them together: each ratio
 is the median of the rounds' ratios, and the spread of the rounds is printed.
 
-    python scripts/bench_store.py [--count N] [--repeat R]
+    python scripts/bench_store.py [--count N] [--repeat R] [--quick]
+
+``--quick``: 2 rounds (100,000 records as by default).
 """
 
 from __future__ import annotations
@@ -124,7 +126,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--count", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="2 rounds")
     args = parser.parse_args()
+    if args.quick:
+        args.repeat = 2
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "synthetic.sqlite"
         start = time.perf_counter()
