@@ -39,7 +39,6 @@ from .messages import (
 )
 from .resources import stylesheet
 from .screens.dashboard import Dashboard
-from .screens.help import HelpScreen, help_text
 from .term.keys import reopen_hint
 from .term.terminal import leave_on_signals
 from .term.typeahead import run_binding_now, split_alt
@@ -291,6 +290,8 @@ class MemevoApp(App[None]):
         await learn_forever(self.state.db_path, clock=self.state.clock, stop=self._learner_stop)
 
     def action_help(self) -> None:
+        from .screens.help import HelpScreen, help_text  # imported when first asked for
+
         self.push_screen(HelpScreen(help_text(key_groups(), self._user_keymap)))
 
 

@@ -16,18 +16,7 @@ from pathlib import Path
 from textual.binding import Binding, BindingType
 from textual.keys import Keys, key_to_character
 
-from .screens.confirm import ConfirmScreen
-from .screens.correct import CorrectScreen
-from .screens.dashboard import Dashboard
-from .screens.help import HelpScreen
-from .screens.inbox import InboxScreen
-from .screens.menu import Menu
-from .screens.prompt import PromptScreen
 from .term.compat.textual import character_to_key
-from .views.registry import SCREENS, VIEWS
-from .widgets.option_list import KeyedOptionList
-from .widgets.split import Split
-from .widgets.virtual_list import VirtualList
 
 MODIFIERS = frozenset(("ctrl", "shift", "alt", "meta", "super", "hyper"))
 KEY_NAMES = frozenset(k.value for k in Keys if "+" not in k.value and not k.value.startswith("<"))
@@ -79,6 +68,16 @@ PALETTE = Binding(
 
 def key_groups() -> list[tuple[str, list[BindingType]]]:
     """Every binding by where it works, as the help lists them."""
+    from .screens.confirm import ConfirmScreen
+    from .screens.correct import CorrectScreen
+    from .screens.dashboard import Dashboard
+    from .screens.inbox import InboxScreen
+    from .screens.menu import Menu
+    from .screens.prompt import PromptScreen
+    from .views.registry import SCREENS, VIEWS
+    from .widgets.split import Split
+    from .widgets.virtual_list import VirtualList
+
     return [
         ("anywhere", [PALETTE, *Dashboard.BINDINGS]),
         ("lists", list(VirtualList.BINDINGS)),
@@ -93,7 +92,20 @@ def key_groups() -> list[tuple[str, list[BindingType]]]:
 
 
 def scopes() -> dict[str, list[BindingType]]:
-    """Where bindings are active together: a key may mean one thing in each."""
+    """Where bindings are active together: a key may mean one thing in each (the
+    screens are imported when asked: at start-up only for a user's key map)."""
+    from .screens.confirm import ConfirmScreen
+    from .screens.correct import CorrectScreen
+    from .screens.dashboard import Dashboard
+    from .screens.help import HelpScreen
+    from .screens.inbox import InboxScreen
+    from .screens.menu import Menu
+    from .screens.prompt import PromptScreen
+    from .views.registry import SCREENS, VIEWS
+    from .widgets.option_list import KeyedOptionList
+    from .widgets.split import Split
+    from .widgets.virtual_list import VirtualList
+
     anywhere: list[BindingType] = [PALETTE, *Dashboard.BINDINGS]
     lists = [*VirtualList.BINDINGS, *Split.BINDINGS]
     return {

@@ -22,15 +22,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from store import Memory
 
 from ..core.state import Row
 from ..core.verbs import Target, Verb, named, op_for
-from ..screens.confirm import ConfirmScreen, pair_dialog, verb_dialog
-from ..screens.correct import edit_correction
 from .core import GROUPS, IN_FLIGHT, CuratorCore, Write
 from .undo import Undoing
+
+if TYPE_CHECKING:  # the dialogs are imported when first asked for, not at start-up
+    from ..screens.confirm import ConfirmScreen
 
 __all__ = ["GROUPS", "IN_FLIGHT", "Curator", "CuratorCore", "Write"]
 
@@ -52,6 +54,8 @@ class Curator(Undoing):
             duplicates = len(self.state.duplicates(memory)) if what.with_duplicates else 0
 
             def dialog(effect: str = "") -> ConfirmScreen:
+                from ..screens.confirm import verb_dialog
+
                 return verb_dialog(what, memory.content, duplicates, effect)
 
             if what.becomes is not None and self.state.injections is not None:
@@ -76,6 +80,8 @@ class Curator(Undoing):
     def pair(self, first: Memory, second: Memory, name: str) -> None:
         """Write the verb ``name`` that takes a pair on ``first`` and ``second``, after
         its dialog."""
+        from ..screens.confirm import pair_dialog
+
         what = named(name)
         target = Target(first.id, first.revision, other_id=second.id)
         self.ask(
@@ -85,6 +91,8 @@ class Curator(Undoing):
         )
 
     def _edit_correction(self, row: Memory, what: Verb) -> None:
+        from ..screens.correct import edit_correction
+
         def done(text: str | None) -> None:
             if text is None:
                 return
@@ -97,6 +105,8 @@ class Curator(Undoing):
                 return
 
             def dialog(effect: str = "") -> ConfirmScreen:  # the fix proved, then asked
+                from ..screens.confirm import verb_dialog
+
                 return verb_dialog(what, f"{row.content}\n  →\n{text}", 0, effect)
 
             self._run("curator-lookup", self._ask_proved(row, what, target, dialog))

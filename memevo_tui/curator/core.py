@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.worker import WorkerState
@@ -17,11 +17,10 @@ from ..core.state import DashboardState, Row
 from ..core.text import one_line
 from ..core.verbs import Target, Verb, named
 from ..messages import ReloadWanted, StoreFailed
-from ..screens.confirm import (
-    ConfirmScreen,
-)
-from ..screens.prompt import PromptScreen
 from ..term.keys import reopen_hint
+
+if TYPE_CHECKING:  # the dialogs are imported when first asked for, not at start-up
+    from ..screens.confirm import ConfirmScreen
 
 GROUPS = ("curator-write", "curator-bulk", "curator-lookup")
 """The worker groups of the Curator's flows (tests wait for them to settle)."""
@@ -93,6 +92,8 @@ class CuratorCore:
 
     def ask_origin(self, then: Callable[[str], None]) -> None:
         """Adopting needs the origin: the project directory the records belong to."""
+
+        from ..screens.prompt import PromptScreen
 
         def done(origin: str | None) -> None:
             if origin is not None and origin.strip():

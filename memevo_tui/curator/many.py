@@ -13,11 +13,6 @@ from ..core.bulk import AnyStep, UndoStep, kept_first, merge_plan, merge_problem
 from ..core.state import Row
 from ..core.text import one_line
 from ..core.verbs import BULK_VERBS, Target, named
-from ..screens.confirm import (
-    blocks_note,
-    bulk_dialog,
-)
-from ..screens.correct import edit_correction
 from .core import CuratorCore
 
 
@@ -34,6 +29,8 @@ class ManyRecords(CuratorCore):
             return
         if self.refused() or self.state.store is None:
             return
+        from ..screens.correct import edit_correction
+
         records = [r for r in rows if isinstance(r, Memory)]
         first = kept_first(records)
 
@@ -46,6 +43,8 @@ class ManyRecords(CuratorCore):
     def _preview_merge(
         self, name: str, records: Sequence[Memory], text: str, marks: Mapping[str, int] | None
     ) -> None:
+        from ..screens.confirm import blocks_note, bulk_dialog
+
         steps = merge_plan(name, records, text, marks)
         scope = records[0].scope
         blocked = [(scope, t) for t in dict.fromkeys(s.text for s in steps if s.writes)]
@@ -92,6 +91,8 @@ class ManyRecords(CuratorCore):
                 f"{marked or 'none'} of them marked (by hand)."
             )
         ungrouped = self._grouping_notes()
+        from ..screens.confirm import bulk_dialog
+
         dialog = bulk_dialog(title, steps, [*notes, *ungrouped], grouped=not ungrouped)
 
         def done(yes: bool | None) -> None:

@@ -10,11 +10,6 @@ from ..core.bulk import AnyStep, UndoStep, plan
 from ..core.text import one_line
 from ..core.verbs import Target, inverse_of, named
 from ..messages import StoreFailed
-from ..screens.confirm import (
-    blocks_note,
-    bulk_dialog,
-    undo_dialog,
-)
 from .many import ManyRecords
 
 
@@ -59,6 +54,8 @@ class Undoing(ManyRecords):
             return
         target = Target(event_id=event_id)
         inverse = inverse_of(preview)
+        from ..screens.confirm import undo_dialog
+
         dialog = undo_dialog(what, preview, inverse)
 
         def done(yes: bool | None) -> None:
@@ -105,6 +102,8 @@ class Undoing(ManyRecords):
 
         inverse = next(iter(inverses)) if len(inverses) == 1 else ""
         instead = f"{inverse.capitalize()} the {len(steps)}" if inverse else ""
+        from ..screens.confirm import blocks_note, bulk_dialog
+
         notes = [blocks_note(blocked)] if blocked else []
         dialog = bulk_dialog(title, steps, notes, instead=instead)
 

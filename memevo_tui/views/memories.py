@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -21,7 +21,6 @@ from textual.message import Message
 
 from store import Memory, StoreError
 
-from ..core.export import BadExport, ExportRequest, Format, atomic_file, export, format_for
 from ..core.state import (
     Change,
     DashboardState,
@@ -44,6 +43,9 @@ from ..widgets.memory_browser import MemoryBrowser
 from ..widgets.memory_detail import MemoryDetail
 from ..widgets.memory_list import MemoryList
 from .marks import MarkingView
+
+if TYPE_CHECKING:  # export is imported when first used
+    from ..core.export import Format
 
 
 class MemoriesView(MarkingView):
@@ -295,6 +297,8 @@ class MemoriesView(MarkingView):
             def chosen(name: str | None) -> None:
                 if name and name.strip():
                     path = Path(name.strip()).expanduser().absolute()
+                    from ..core.export import format_for
+
                     self.export_to(path, ids, what, format_for(path, fmt))
 
             self.app.push_screen(export_prompt(len(ids), what, self.state.now(), fmt), chosen)
@@ -303,6 +307,8 @@ class MemoriesView(MarkingView):
 
     @work(group="export", exit_on_error=False)
     async def export_to(self, path: Path, ids: frozenset[str], what: str, fmt: Format) -> None:
+        from ..core.export import BadExport, ExportRequest, atomic_file, export
+
         backup = fmt == BACKUP
         request = ExportRequest(format=fmt, ids=ids, marked=what == "marked",
                                 with_events=backup, with_sources=backup)  # fmt: skip
