@@ -321,6 +321,13 @@ class Reads(StoreBase):
             row = await (await db.execute("SELECT count(*) FROM memories")).fetchone()
         return int(row[0]) if row else 0
 
+    async def origins(self) -> set[str]:
+        """The origins (projects) the rows name, read from the ``scope`` column without
+        parsing a row: a valid record's is its own; a corrupt row's, as stored."""
+        async with self._reading() as db:
+            rows = await (await db.execute("SELECT DISTINCT scope FROM memories")).fetchall()
+        return {str(r[0]) for r in rows if isinstance(r[0], str)}
+
     async def memories(self, ids: Sequence[str]) -> list[Memory | CorruptRow]:
         """The current rows for these ids (missing ids are left out)."""
         return await self._rows_of(ids, parse_listed_row)

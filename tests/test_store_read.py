@@ -70,6 +70,20 @@ async def test_realistic_reads_every_record(
         assert len(await store.route_health()) == 5
 
 
+async def test_the_origins_are_every_records_scope_read_without_parsing_a_row(
+    realistic: Path, hostile: Path
+) -> None:
+    """``origins`` (what ``history --project`` looks a project up in) is the set of the
+    records' scopes, read from the column alone; a corrupt row's column counts too."""
+    async with await MemoryStore.open(realistic, read_only=True) as store:
+        load = await store.load_memories()
+        assert await store.origins() == {m.scope for m in load.memories}
+        assert len(await store.origins()) >= 3
+    async with await MemoryStore.open(hostile, read_only=True) as store:
+        load = await store.load_memories()
+        assert {m.scope for m in load.memories} <= await store.origins()
+
+
 async def test_record_history_and_paging(realistic: Path) -> None:
     async with await MemoryStore.open(realistic, read_only=True) as store:
         history = await store.events(memory_id="e770102c650f925453bff652", limit=None)

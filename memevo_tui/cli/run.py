@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import os
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -120,11 +120,11 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
         ]
         if args.dormant:
             rows = [m for m in rows if m.dormant]
-        scope = _scope(args, load.memories)
+        scope = _scope(args, {m.scope for m in load.memories})
         rows = list_order([m for m in rows if scope.covers(m.scope)])
     else:  # search: pi's results, those of the project scope
         found = _index(store, args, load.memories).recall(" ".join(args.query), limit=args.limit)
-        scope = _scope(args, load.memories)
+        scope = _scope(args, {m.scope for m in load.memories})
         rows = [m for m in found.memories if scope.covers(m.scope)]
     if args.json:
         stored = await _stored(store, rows, o)
@@ -200,16 +200,16 @@ def _index(store: MemoryStore, args: argparse.Namespace, memories: Sequence[Memo
     )
 
 
-def _scope(args: argparse.Namespace, memories: Sequence[Memory]) -> Scope:
-    """The project scope ``--project`` asks for (none: every project)."""
+def _scope(args: argparse.Namespace, origins: Iterable[str]) -> Scope:
+    """The project scope ``--project`` asks for (none: every project), among ``origins``."""
     project = getattr(args, "project", None)
-    return start_scope(project or ALL, os.getcwd(), {m.scope for m in memories})
+    return start_scope(project or ALL, os.getcwd(), origins)
 
 
 async def _history(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
     limit = None if args.all else args.limit
     if args.project:  # the project's events: read them all, then the newest of them
-        scope = _scope(args, (await store.load_memories()).memories)
+        scope = _scope(args, await store.origins())
         events = [e for e in await store.events(memory_id=args.id, limit=None)
                   if scope.shows(e)]  # fmt: skip
         events = events[: None if limit is None else limit + 1]
