@@ -132,9 +132,10 @@ class StoreBase:
                 yield self._db
                 # aiosqlite's thread keeps the last answer it handed over until the
                 # next statement: a whole table's rows (84 MB at 100,000 records)
-                # would stay alive after the caller dropped them. One tiny statement
+                # would stay alive after the caller dropped them. One tiny statement,
+                # read through (no statement is left open, so no snapshot is held),
                 # takes its place.
-                await self._db.execute("SELECT 1")
+                await self._db.execute_fetchall("SELECT 1")
             except (sqlite3.Error, OSError) as exc:
                 raise translate(exc, self.path) from exc
 
