@@ -1,7 +1,7 @@
 """Since your last visit: what changed in the store while the dashboard was closed.
 
 The last visit is the newest event the dashboard had seen and when (kept in the
-app's state directory, ``appstate.py``). Decay is a pure function of time, so
+app's state directory, ``core/appstate/``). Decay is a pure function of time, so
 "gone dormant" compares each record's state at the visit's time with its state
 now; the first line is the diff from the records as they were then (replayed from
 the event log) to now. No Textual here.

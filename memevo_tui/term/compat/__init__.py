@@ -3,7 +3,7 @@
 ``compat.textual`` holds what the dashboard takes from Textual's private API (its input
 parser, output thread and Linux driver, the app's binding lookup, its key map and
 key-name table, one handler of ``TabbedContent``). This module holds the one piece of
-asyncio's, and imports no Textual, so the shared state (``state.py``) may use it.
+asyncio's, and imports no Textual, so the shared state (``core/state/``) may use it.
 ``tests/test_compat.py`` checks each piece against what is installed, so an upgrade
 that moves one fails there, loudly, and not at a user's key.
 """
