@@ -29,6 +29,17 @@ if TYPE_CHECKING:
 Keys = Callable[[], list[BindingType]]
 
 
+def _named(place: str, package: str = "memevo_tui") -> Any:
+    """What ``module:Name`` names under ``package``, its module imported now."""
+    module, name = place.split(":")
+    return getattr(importlib.import_module(f"{package}.{module}"), name)
+
+
+def _key(key: str, action: str, title: str, entry_id: str, tooltip: str) -> Binding:
+    """The key of a registry entry: binding id ``app.<id>``, not in the footer."""
+    return Binding(key, action, title, show=False, id=f"app.{entry_id}", tooltip=tooltip)
+
+
 def _none() -> list[BindingType]:
     return []
 
@@ -59,20 +70,12 @@ class ViewEntry:
 
     @property
     def cls(self) -> type[BaseView]:
-        module, name = self.where.split(":")
-        found: type[BaseView] = getattr(importlib.import_module(f"memevo_tui.views.{module}"), name)
+        found: type[BaseView] = _named(self.where, "memevo_tui.views")
         return found
 
     @property
     def binding(self) -> Binding:
-        return Binding(
-            self.key,
-            f"show_tab({self.id!r})",
-            self.title,
-            show=False,
-            id=f"app.{self.id}",
-            tooltip=self.tooltip,
-        )
+        return _key(self.key, f"show_tab({self.id!r})", self.title, self.id, self.tooltip)
 
 
 def _not_curation(bindings: list[BindingType]) -> list[BindingType]:
@@ -90,8 +93,7 @@ def _of(*where: str) -> Keys:
     def keys() -> list[BindingType]:
         out: list[BindingType] = []
         for place in where:
-            module, name = place.split(":")
-            out += getattr(importlib.import_module(f"memevo_tui.{module}"), name).BINDINGS
+            out += _named(place).BINDINGS
         return out
 
     return keys
@@ -224,19 +226,11 @@ class ScreenEntry:
     keys: Keys = _none
 
     def open(self, host: Any, *args: object) -> None:
-        module, name = self.where.split(":")
-        getattr(importlib.import_module(f"memevo_tui.{module}"), name)(host, *args)
+        _named(self.where)(host, *args)
 
     @property
     def binding(self) -> Binding:
-        return Binding(
-            self.key,
-            f"open_screen({self.id!r})",
-            self.title,
-            show=False,
-            id=f"app.{self.id}",
-            tooltip=self.tooltip,
-        )
+        return _key(self.key, f"open_screen({self.id!r})", self.title, self.id, self.tooltip)
 
 
 SCREENS: tuple[ScreenEntry, ...] = (
