@@ -326,10 +326,7 @@ class Dashboard(Screen[None]):
 
     async def on_show_view(self, message: ShowView) -> None:
         """A view's request for another, routed by the registry's id (``ShowView``)."""
-        if message.dial == NOW:
-            back_to_now(self)
-        elif isinstance(message.dial, float | int):
-            await dial_past(self, float(message.dial))
+        await self._turn_dial(message.dial)
         shown = await self.view(message.view)
         if message.call:
             getattr(shown, message.call)(*message.args)
@@ -339,15 +336,21 @@ class Dashboard(Screen[None]):
         if message.focus:
             shown.focus_now(shown.query_one(message.focus))
 
+    async def _turn_dial(self, dial: float | str | None) -> bool:
+        """Turn the time dial as a request says (``NOW``, a past moment, or None: leave
+        it); False when a past moment was refused."""
+        if dial == NOW:
+            back_to_now(self)
+        elif isinstance(dial, float | int):
+            await dial_past(self, float(dial))
+            return self.state.past is not None
+        return True
+
     async def on_show_record(self, message: ShowRecord) -> None:
         """Show a record in the memory list, clearing what hides it (the dial turned
         first when the request says so)."""
-        if message.dial == NOW:
-            back_to_now(self)
-        elif isinstance(message.dial, float | int):
-            await dial_past(self, float(message.dial))
-            if self.state.past is None:  # refused: the toast said why
-                return
+        if not await self._turn_dial(message.dial):
+            return  # refused: the toast said why
         if not self.memories.reveal(message.memory_id):
             return
         await self.action_show_tab("memories")
