@@ -18,13 +18,14 @@ written. No Textual.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 import msgspec
 
@@ -168,12 +169,13 @@ class Session:
         """The entry, its line read and parsed now (raises ``SessionUnreadable``)."""
         return _entry(self.data(entry_id), self.places[entry_id])
 
-    def data(self, entry_id: str) -> dict[str, Any]:
-        """The entry's line as pi wrote it, read and parsed now (raises
+    def data(self, entry_id: str, opened: BinaryIO | None = None) -> dict[str, Any]:
+        """The entry's line as pi wrote it, read and parsed now, from ``opened`` (the
+        file, kept open by a reader of many lines) or the file opened for it (raises
         ``SessionUnreadable``; a line that is not an object reads as ``{}``)."""
         place = self.places[entry_id]
         try:
-            with open(self.path, "rb") as f:
+            with contextlib.nullcontext(opened) if opened else open(self.path, "rb") as f:
                 f.seek(place.offset)
                 raw = f.read(place.length)
             data = json.loads(raw)

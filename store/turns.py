@@ -32,7 +32,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from .errors import NotInLog
 from .features import MAX_HISTORY_TURN_BYTES, clean_query
@@ -203,24 +203,19 @@ class _LineMemo:
         self.session = session
         self.size = size
         self._kept: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        self._file: Any = None
+        self._file: BinaryIO | None = None
 
     def data(self, entry_id: str) -> dict[str, Any]:
         found = self._kept.get(entry_id)
         if found is not None:
             self._kept.move_to_end(entry_id)
             return found
-        import json
-
-        place = self.session.places[entry_id]
-        try:
-            if self._file is None:
+        if self._file is None:
+            try:
                 self._file = open(self.session.path, "rb")
-            self._file.seek(place.offset)
-            parsed = json.loads(self._file.read(place.length))
-        except (OSError, ValueError) as exc:
-            raise SessionUnreadable(f"session file changed while it was read ({exc})") from None
-        found = parsed if isinstance(parsed, dict) else {}
+            except OSError:
+                return self.session.data(entry_id)  # raises, saying why, as one read does
+        found = self.session.data(entry_id, self._file)
         self._kept[entry_id] = found
         if len(self._kept) > self.size:
             self._kept.popitem(last=False)
