@@ -28,7 +28,7 @@ from .core.state import DashboardState, Scoped
 from .core.text import one_line, plain_lines, visible
 from .core.visits import settle_journal, since_last_visit
 from .curator import Curator
-from .keymap import PALETTE, check_keymap, key_groups, keymap_path, load_keymap, scopes
+from .keymap import PALETTE, check_keymap, keymap_path, load_keymap
 from .messages import (
     InboxReady,
     LiveDelta,
@@ -82,7 +82,8 @@ class MemevoApp(App[None]):
         if keymap is None:
             keymap, error = load_keymap(keymap_path())
             problems += [error] if error else []
-        # every view's keys are read (and their modules imported) only for a key map
+        if keymap:  # every screen's keys, and its module, are read only for a key map
+            from .keygroups import scopes
         self._user_keymap, unusable = check_keymap(keymap, scopes()) if keymap else ({}, [])
         self._keymap_problems = problems + unusable
         self.sub_title = self.short_path
@@ -290,7 +291,8 @@ class MemevoApp(App[None]):
         await learn_forever(self.state.db_path, clock=self.state.clock, stop=self._learner_stop)
 
     def action_help(self) -> None:
-        from .screens.help import HelpScreen, help_text  # imported when first asked for
+        from .keygroups import key_groups  # imported when first asked for
+        from .screens.help import HelpScreen, help_text
 
         self.push_screen(HelpScreen(help_text(key_groups(), self._user_keymap)))
 

@@ -66,61 +66,6 @@ PALETTE = Binding(
 """The app's palette key, declared here so help lists it and a key map can move it."""
 
 
-def key_groups() -> list[tuple[str, list[BindingType]]]:
-    """Every binding by where it works, as the help lists them."""
-    from .screens.confirm import ConfirmScreen
-    from .screens.correct import CorrectScreen
-    from .screens.dashboard import Dashboard
-    from .screens.inbox import InboxScreen
-    from .screens.menu import Menu
-    from .screens.prompt import PromptScreen
-    from .views.registry import SCREENS, VIEWS
-    from .widgets.split import Split
-    from .widgets.virtual_list import VirtualList
-
-    return [
-        ("anywhere", [PALETTE, *Dashboard.BINDINGS]),
-        ("lists", list(VirtualList.BINDINGS)),
-        ("list and pane", list(Split.BINDINGS)),
-        *((view.scope, (view.help or view.keys)()) for view in VIEWS if view.scope),
-        *((screen.scope, screen.keys()) for screen in SCREENS),
-        ("dialogs", [*ConfirmScreen.BINDINGS, *PromptScreen.BINDINGS]),
-        ("editor", list(CorrectScreen.BINDINGS)),
-        ("menus", list(Menu.BINDINGS)),
-        ("since your last visit", list(InboxScreen.BINDINGS)),
-    ]
-
-
-def scopes() -> dict[str, list[BindingType]]:
-    """Where bindings are active together: a key may mean one thing in each (the
-    screens are imported when asked: at start-up only for a user's key map)."""
-    from .screens.confirm import ConfirmScreen
-    from .screens.correct import CorrectScreen
-    from .screens.dashboard import Dashboard
-    from .screens.help import HelpScreen
-    from .screens.inbox import InboxScreen
-    from .screens.menu import Menu
-    from .screens.prompt import PromptScreen
-    from .views.registry import SCREENS, VIEWS
-    from .widgets.option_list import KeyedOptionList
-    from .widgets.split import Split
-    from .widgets.virtual_list import VirtualList
-
-    anywhere: list[BindingType] = [PALETTE, *Dashboard.BINDINGS]
-    lists = [*VirtualList.BINDINGS, *Split.BINDINGS]
-    return {
-        "anywhere": anywhere,
-        **{view.scope: [*anywhere, *lists, *view.keys()] for view in VIEWS if view.scope},
-        **{screen.scope: [*lists, *screen.keys()] for screen in SCREENS},
-        "dialogs": list(ConfirmScreen.BINDINGS),
-        "editor": list(CorrectScreen.BINDINGS),
-        "help": list(HelpScreen.BINDINGS),
-        "menus": [*Menu.BINDINGS, *KeyedOptionList.BINDINGS],
-        "prompt": list(PromptScreen.BINDINGS),
-        "inbox": [*InboxScreen.BINDINGS, *KeyedOptionList.BINDINGS],
-    }
-
-
 def parse_keys(keys: str) -> list[str] | None:
     """Textual's names for a comma-separated key list, or None if a key is not one."""
     out = []

@@ -11,7 +11,7 @@ from memevo_tui.__main__ import build_parser
 from memevo_tui.cli.parser import WRITE_VERBS
 from memevo_tui.commands import all_commands
 from memevo_tui.core.verbs import BULK_VERBS, CLI_VERBS, KEYED, VERBS, named
-from memevo_tui.keymap import key_groups
+from memevo_tui.keygroups import key_groups
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.widgets.memory_list import MemoryList
 
@@ -66,7 +66,7 @@ async def test_bulk_adopt_names_the_origin_once_and_adopts(realistic: Path) -> N
 async def test_each_view_is_a_tab_a_key_a_palette_entry_and_a_scope(realistic: Path) -> None:
     from textual.widgets import TabbedContent
 
-    from memevo_tui.keymap import scopes
+    from memevo_tui.keygroups import scopes
     from memevo_tui.screens.dashboard import Dashboard
     from memevo_tui.views.registry import VIEWS
 

@@ -5,7 +5,7 @@ A ``ViewEntry`` gives a view's tab id, the key that shows it, its tab title, its
 class, its palette entry, and the keys that work in it (for help, and for the key
 map's check that no key means two things at once). The dashboard composes its tabs
 and binds their keys from ``VIEWS``; the palette (``commands``) and the key map
-(``keymap.scopes``, ``keymap.key_groups``) read it too. Adding a view is its module
+(``keygroups.scopes``, ``keygroups.key_groups``) read it too. Adding a view is its module
 plus one entry here.
 
 A ``ScreenEntry`` is a view that opens over the tabs (the diff): its key, its
