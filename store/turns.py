@@ -428,7 +428,9 @@ async def replay_turns(
     out: list[Turn] = []
     # Newest first: the event log is walked back once over all of them, and each
     # moment's index is the one after it with what changed in between replaced.
-    for done, prompt in enumerate(sorted(prompts, key=lambda p: -p.moment_ms)):
+    newest_first = sorted(prompts, key=lambda p: -p.moment_ms)
+    keys = [turn_key(p) for p in newest_first] if memo is not None else []
+    for done, prompt in enumerate(newest_first):
         if progress is not None and done % 10 == 0:
             progress(done, len(prompts))
         now_ids, now_digest, now_lines, _ = injected_by(now_index, prompt)
@@ -436,7 +438,7 @@ async def replay_turns(
             out.append(Turn(prompt, None, None, now_ids, now_digest, (), "after the store's now"))
             continue
         at = iso(prompt.moment_ms)
-        key = turn_key(prompt) if memo is not None else ""
+        key = keys[done] if memo is not None else ""
         kept = memo.get(key) if memo is not None else None
         if kept is not None and not _still(kept, by_id, at):
             kept = None
@@ -463,8 +465,8 @@ async def replay_turns(
         out.append(Turn(prompt, then_ids, kept["digest"], now_ids, now_digest, changed, note,
                         bool(unknown)))  # fmt: skip
     if memo is not None:
-        for turn in out:
-            memo.put(SHOWN + turn_key(turn.prompt), _shown(turn))
+        for turn, key in zip(out, keys, strict=True):  # one turn per prompt, in order
+            memo.put(SHOWN + key, _shown(turn))
         memo.save()
     order = {id(p): n for n, p in enumerate(prompts)}
     out.sort(key=lambda t: order.get(id(t.prompt), 0))
