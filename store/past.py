@@ -45,10 +45,11 @@ Unknown moments
 
 Speed
     The moments of all events are read once (one statement, ``json_extract`` in
-    SQLite). Walks reach back from now and leave a checkpoint every
-    ``CHECKPOINT_EVERY`` events; each checkpoint holds only what changed since the
-    newer one, so a moment already reached is the merge of the checkpoints down to
-    it plus at most that many events undone (see ``PastLog``).
+    SQLite). Walks reach back from now, and each change they undo is kept as columns
+    (``intervals.Changes``: each version of a record, valid from one event to the
+    next): a moment the walks already reached is a sorted search over them, each
+    record's oldest change after the moment giving what it was, with no event undone
+    again (see ``PastLog``).
 """
 
 from __future__ import annotations
@@ -59,16 +60,21 @@ import gc
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import orjson
 
 from .base import StoreBase
 from .errors import NotInLog
+from .intervals import NONE, Changes
 from .js import iso, parse_ms
 from .model import CorruptRow, Memory, Signal, StoredMemory, retimed
 from .rows import listed_from_data, loads, signal_of
 from .validate import event_problem
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 Typed = Callable[[dict[str, Any], float], Memory]
 """How a record dict from an event becomes a typed record (listed, or with its stored object)."""
@@ -95,8 +101,8 @@ LOGGED = (
 """The fields every change is logged with: what an event is checked against, and what a
 diff compares."""
 
-CHECKPOINT_EVERY = 1_000
-"""Events undone between two checkpoints of a walk."""
+CHECKPOINT_EVERY = 2_000
+"""Events a walk reads and undoes at a time, between two turns of the event loop."""
 
 READ_CHUNK = 2_000
 """Events read from SQLite at a time by a walk."""
@@ -149,7 +155,8 @@ class Past:
     boundary: int
     """The rowid of the newest event at or before ``when`` (0: before every event)."""
     undone: int
-    """How many events were undone to get here (from the nearest checkpoint)."""
+    """How many events were undone to get here (0: the walks had reached the moment
+    already)."""
 
     @property
     def clamped(self) -> bool:
@@ -173,16 +180,6 @@ class Past:
 
 
 @dataclass(slots=True)
-class _Checkpoint:
-    rowid: int
-    """The reconstruction just after this event (every newer one undone)."""
-    delta: dict[str, Memory | None]
-    """The records the events between this checkpoint and the next newer one changed, as
-    they were here (None: not yet created). The reconstruction here is every delta from
-    now down to this one, each older one laid over the newer."""
-
-
-@dataclass(slots=True)
 class _Broken:
     rowid: int
     exact_back_to: float
@@ -191,20 +188,21 @@ class _Broken:
 
 @dataclass(slots=True)
 class PastLog:
-    """The event log's moments, with the checkpoints of earlier walks, for one store.
+    """The event log's moments, with what earlier walks undid, for one store.
 
     ``at`` is the one path to the past: the time dial and every reading verb's
     ``--as-of`` call it. Walks reach back from now, and the oldest point reached (the
-    frontier) moves only back: the checkpoints between it and now are contiguous, each
-    holding only what changed since the newer one (so they hold, together, at most one
-    record per event undone). A moment at or after the frontier is the merge of the
-    checkpoints down to the nearest one at or before it, then at most
-    ``checkpoint_every`` events undone; a moment before it extends the frontier.
+    frontier) moves only back. Every change a walk undoes is kept as columns
+    (``intervals.Changes``): a moment at or after the frontier is then a selection, each
+    record's oldest change after the moment giving what it was (its ``before``), with no
+    event undone again; a moment before the frontier extends it.
     """
 
     store: StoreBase
     typed: Typed = listed_from_data
     checkpoint_every: int = CHECKPOINT_EVERY
+    after_walk: Callable[[int], None] | None = None
+    """Told how many events a walk undid, after it (the dashboard settles the heap)."""
     _rowids: list[int] = field(default_factory=list)
     _moments: list[float] = field(default_factory=list)
     _taken: list[float] = field(default_factory=list)
@@ -212,10 +210,15 @@ class PastLog:
     "Events newer than T")."""
     _top: int = -1
     _now: dict[str, Row] | None = None
-    _checkpoints: list[_Checkpoint] = field(default_factory=list)
-    """Newest first, rowids decreasing; the last is the frontier."""
+    _changes: Changes | None = None
+    """Every change the walks undid (newer than the frontier)."""
+    _frontier_at: int = -1
+    """The rowid the walks reached: the reconstruction there is ``_frontier``."""
     _frontier: dict[str, Memory | None] = field(default_factory=dict)
-    """The reconstruction at the frontier (all the checkpoints merged)."""
+    """The records the walks changed, as they were at the frontier (None: not yet
+    created); the others are as they are now."""
+    _indexed: tuple[Sequence[Row], NDArray[np.int64]] | None = None
+    """The rows last asked about, with each one's record index in ``_changes``."""
     _broken: _Broken | None = None
     _stamps: dict[str, tuple[list[int], list[object]]] | None = None
     """Per record, the rowids of the events that wrote it and the ``reinforcedAt``
@@ -224,7 +227,7 @@ class PastLog:
     """The ids of the records some event names (read when first needed)."""
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     """One walk at a time: two readers (the dial and the last visit's diff, say) share
-    the checkpoints and the frontier, which a walk changes as it goes."""
+    the changes and the frontier, which a walk changes as it goes."""
 
     async def _read_stamps(self) -> dict[str, tuple[list[int], list[object]]]:
         """Each record's confirmation stamp as every event wrote it (one statement)."""
@@ -312,10 +315,6 @@ class PastLog:
         i = bisect.bisect_right(self._taken, when) - 1  # _taken is nondecreasing
         return self._rowids[i] if i >= 0 else 0
 
-    @property
-    def _frontier_rowid(self) -> int:
-        return self._checkpoints[-1].rowid if self._checkpoints else self._top
-
     async def at(
         self,
         when: float,
@@ -339,26 +338,20 @@ class PastLog:
     ) -> Past:
         if self._now is None or self._top != upto:
             self._now = {r.id: r for r in now}
-            self._checkpoints, self._frontier, self._broken = [], {}, None
+            self._frontier, self._broken, self._indexed = {}, None, None
             self._stamps = self._logged = None
             await self._read_moments(upto)
+            self._changes = Changes([r.id for r in now if isinstance(r, Memory)], len(self._rowids))
+            self._frontier_at = upto
         boundary = self._boundary(when) if boundary is None else min(boundary, upto)
-        broken = self._broken
         undone = 0
-        if boundary < self._frontier_rowid and broken is None:
-            undone = await self._extend(boundary)
-            broken = self._broken
-        if boundary <= self._frontier_rowid:  # at the frontier, or below a break
-            overlay = self._frontier  # only read below, and not kept
-        else:
-            overlay = {}
-            start = self._top
-            for cp in self._checkpoints:
-                if cp.rowid < boundary:
-                    break
-                overlay.update(cp.delta)
-                start = cp.rowid
-            undone = await self._walk(start, boundary, overlay, None)
+        if boundary < self._frontier_at and self._broken is None:
+            undone = await self._walk(boundary)
+            if self.after_walk is not None:
+                self.after_walk(undone)
+        broken = self._broken
+        # Below a break, the records are as at the break (and the reader refuses them).
+        first = self._first_after(now, max(boundary, self._frontier_at))
         shown = when
         if broken is not None and math.isfinite(broken.exact_back_to):
             shown = max(when, broken.exact_back_to)
@@ -367,7 +360,7 @@ class PastLog:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            rows = await self._rows(now, overlay, boundary, shown, retime)
+            rows = await self._rows(now, first, boundary, shown, retime)
         finally:
             if collecting:
                 gc.enable()
@@ -380,35 +373,51 @@ class PastLog:
             undone=undone,
         )
 
+    def _first_after(self, now: Sequence[Row], rowid: int) -> list[int]:
+        """Each row's oldest change after the event at ``rowid`` (``NONE``: none)."""
+        changes = self._changes
+        assert changes is not None
+        if self._indexed is None or self._indexed[0] is not now:
+            recs = [changes.index_of(r.id) if isinstance(r, Memory) else NONE for r in now]
+            self._indexed = (now, np.asarray(recs, dtype=np.int64))
+        event = bisect.bisect_right(self._rowids, rowid) - 1
+        return changes.first_after(self._indexed[1], event)
+
     async def _rows(
         self,
         now: Sequence[Row],
-        overlay: dict[str, Memory | None],
+        first: Sequence[int],
         boundary: int,
         shown: float,
         retime: bool = True,
     ) -> list[Row]:
-        """The records at ``boundary``, in the current rows' order, quality at ``shown``.
-        A record as it is now that was created after ``shown`` and that no event names
-        did not exist yet (one an event names was created by an event the boundary
-        includes, and is kept)."""
+        """The records at ``boundary``, in the current rows' order, quality at ``shown``
+        (``first``: each row's oldest change after it). A record as it is now that was
+        created after ``shown`` and that no event names did not exist yet (one an event
+        names was created by an event the boundary includes, and is kept)."""
+        changes = self._changes
+        assert changes is not None
         rows: list[Row] = []
-        append, take = rows.append, overlay.get
+        append, versions, gone = rows.append, changes.versions, changes.gone
         stamps = self._stamps  # read when a confirmed record first needs them
         shown_iso = iso(shown) if math.isfinite(shown) else ""
         logged: set[str] | None = None  # read when a row created after the moment asks
-        for row in now:
+        for row, change in zip(now, first, strict=True):
             if not isinstance(row, Memory):
                 append(row)  # corrupt now: what it was cannot be read
                 continue
-            was = take(row.id, row)
-            if was is _GONE:
+            if change == NONE:
+                was: Memory | None = row
+                if shown_iso and _created_after(row.created_at, shown_iso, shown):
+                    if logged is None:
+                        logged = await self._read_logged()
+                    if row.id not in logged:
+                        continue
+            elif gone(change):
                 continue
-            if was is row and shown_iso and _created_after(row.created_at, shown_iso, shown):
-                if logged is None:
-                    logged = await self._read_logged()
-                if row.id not in logged:
-                    continue
+            else:
+                was = versions[change]
+            assert was is not None
             if was.reinforced_at is not None:
                 if stamps is None:
                     stamps = await self._read_stamps()
@@ -416,38 +425,20 @@ class PastLog:
             append(retimed(was, shown) if retime else was)
         return rows
 
-    async def _extend(self, boundary: int) -> int:
-        """Walk the frontier back to ``boundary``, leaving a checkpoint every
-        ``checkpoint_every`` events and one at the end."""
-        touched: set[str] = set()
-        undone = await self._walk(self._frontier_rowid, boundary, self._frontier, touched)
-        if self._broken is None:
-            self._checkpoint(boundary, touched)
-        return undone
-
-    def _checkpoint(self, rowid: int, touched: set[str]) -> None:
-        frontier = self._frontier
-        self._checkpoints.append(_Checkpoint(rowid, {i: frontier[i] for i in touched}))
-        touched.clear()
-
-    async def _walk(
-        self,
-        start: int,
-        boundary: int,
-        overlay: dict[str, Memory | None],
-        touched: set[str] | None,
-    ) -> int:
-        """Undo the events in (``boundary``, ``start``] newest first into ``overlay``.
-        With ``touched`` (extending the frontier), leave checkpoints on the way, and stop
-        at the first event that does not follow."""
-        assert self._now is not None
+    async def _walk(self, boundary: int) -> int:
+        """Walk the frontier back to ``boundary``, undoing the events newest first into
+        ``_frontier`` and keeping each change; stop at the first event that does not
+        follow (the log is then exact down to it only)."""
+        assert self._now is not None and self._changes is not None
+        changes, overlay, rowids = self._changes, self._frontier, self._rowids
+        chunk = max(1, min(READ_CHUNK, self.checkpoint_every))
         undone = 0
-        high = start
+        high = self._frontier_at
         while high > boundary:
             rows = await self.store.query(
                 "SELECT rowid, id, scope, data FROM events WHERE rowid > ? AND rowid <= ? "
                 "ORDER BY rowid DESC LIMIT ?",
-                (boundary, high, READ_CHUNK),
+                (boundary, high, chunk),
             )
             if not rows:
                 break
@@ -455,22 +446,23 @@ class PastLog:
             gc.disable()  # records only, no cycles: see at()
             try:
                 for rowid, event_id, scope, raw in rows:
+                    event = bisect.bisect_left(rowids, rowid)
+                    if event == len(rowids) or rowids[event] != rowid:
+                        raise NotInLog("the event log changed while it was read")
                     changed = _undo(event_id, scope, raw, overlay, self._now, self.typed)
                     if isinstance(changed, str):
-                        if touched is None:  # the frontier's walk passed it: it was rewritten
-                            raise NotInLog(f"the event log changed while it was read ({changed})")
-                        self._checkpoint(int(rowid), touched)
+                        self._frontier_at = int(rowid)
                         self._break(int(rowid), event_id, changed)
                         return undone
                     undone += 1
-                    if touched is not None:
-                        touched.update(changed)
-                        if undone % self.checkpoint_every == 0:
-                            self._checkpoint(int(rowid) - 1, touched)
+                    for record_id, slot, was in changed:
+                        changes.add(event, record_id, slot, was)
+                    self._frontier_at = int(rowid) - 1
             finally:
                 if collecting:
                     gc.enable()
             high = int(rows[-1][0]) - 1
+        self._frontier_at = boundary
         return undone
 
     def _break(self, rowid: int, event_id: object, why: str) -> None:
@@ -501,8 +493,9 @@ def _undo(
     overlay: dict[str, Memory | None],
     now: Mapping[str, Row],
     typed: Typed,
-) -> str | list[str]:
-    """Undo one event into ``overlay``: the records it changed, or why it cannot be."""
+) -> str | list[tuple[str, int, Memory | None]]:
+    """Undo one event into ``overlay``: each record it changed (its id, its place in the
+    event's arrays, and what it was before), or why it cannot be."""
     try:
         data: Any = orjson.loads(raw)  # type: ignore[arg-type]
     except (orjson.JSONDecodeError, TypeError):
@@ -514,16 +507,16 @@ def _undo(
     if problem is not None:
         return problem
     when = 0.0  # quality is taken at the end, for the moment shown
-    changes: list[tuple[str, Memory | None]] = []
-    for before, after in zip(data["before"], data["after"], strict=True):
+    changes: list[tuple[str, int, Memory | None]] = []
+    for slot, (before, after) in enumerate(zip(data["before"], data["after"], strict=True)):
         record_id = after["id"]
         current = overlay[record_id] if record_id in overlay else now.get(record_id)
         if not isinstance(current, Memory) or not follows(current, after):
             return f"its change to {record_id} does not lead to the record as it is later"
-        changes.append((record_id, None if before is None else typed(before, when)))
-    for record_id, was in changes:
+        changes.append((record_id, slot, None if before is None else typed(before, when)))
+    for record_id, _, was in changes:
         overlay[record_id] = was
-    return [record_id for record_id, _ in changes]
+    return changes
 
 
 FIELD_NAMES = {
