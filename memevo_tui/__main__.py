@@ -245,9 +245,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return EXIT_CANNOT_RUN
 
         async def open_store() -> MemoryStore:
-            return await MemoryStore.open(
+            store = await MemoryStore.open(
                 path, read_only=bool(args.read_only), clock=clock, as_of=past
             )
+            if not args.demo:  # a walk of the whole log kept for the next --as-of
+                from .core.recallcache import PastCache
+
+                store.past_keep = PastCache(path)
+            return store
 
         if args.verb == "serve":
             return _serve(path, args, demo=bool(args.demo), clock=clock)

@@ -60,6 +60,9 @@ class StoreBase:
         event log (``Reads.past``); the clock should stand at the same moment."""
         self._past: Any = None
         self._replay: Any = None
+        self.past_keep: Any = None
+        """Where a walk of the whole event log is kept between processes
+        (``pastkeep.PastKeep``; None: nowhere), set by whoever opened the store."""
 
     def file_problem(self) -> str | None:
         """How the path no longer leads to the file this connection holds, or None."""

@@ -36,7 +36,17 @@ NONE = -1
 class Changes:
     """Every change the walks undid, as columns (see the module)."""
 
-    __slots__ = ("_event", "_gone", "_ids", "_rec", "_size", "_slot", "_sorted", "versions")
+    __slots__ = (
+        "_event",
+        "_gone",
+        "_ids",
+        "_rec",
+        "_size",
+        "_slot",
+        "_sorted",
+        "stamps",
+        "versions",
+    )
 
     def __init__(self, records: Sequence[str], events: int) -> None:
         """``records``: the ids of the records as they are now, in their order;
@@ -51,21 +61,67 @@ class Changes:
         self._gone: list[bool] = []
         self.versions: list[Memory | None] = []
         """Each change's ``before``, typed (None when it was null, or not built yet)."""
+        self.stamps: list[str | None] = []
+        """The confirmation stamp (``reinforcedAt``) each change's ``after`` wrote."""
         self._sorted: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] | None = None
 
     def __len__(self) -> int:
         return len(self._event)
 
-    def add(self, event: int, record_id: str, slot: int, was: Memory | None) -> None:
+    def add(
+        self, event: int, record_id: str, slot: int, was: Memory | None, stamp: str | None
+    ) -> None:
         """Event index ``event`` changed ``record_id`` (at ``slot`` of its arrays), which
-        was ``was`` just before it (None: it did not exist yet)."""
+        was ``was`` just before it (None: it did not exist yet), and wrote ``stamp``."""
         rec = self._ids.setdefault(record_id, len(self._ids))
         self._event.append(event)
         self._rec.append(rec)
         self._slot.append(slot)
         self._gone.append(was is None)
         self.versions.append(was)
+        self.stamps.append(stamp)
         self._sorted = None
+
+    def adopt(
+        self,
+        ids: Sequence[str],
+        event: Sequence[int],
+        rec: Sequence[int],
+        slot: Sequence[int],
+        gone: Sequence[bool],
+        stamps: Sequence[str | None],
+    ) -> None:
+        """Add changes kept by another process (``columns``), their records named by
+        ``ids``; their ``before`` is built later, from the log (``versions`` None)."""
+        index = [self._ids.setdefault(record_id, len(self._ids)) for record_id in ids]
+        self._event.extend(event)
+        self._rec.extend(index[r] for r in rec)
+        self._slot.extend(slot)
+        self._gone.extend(gone)
+        self.versions.extend([None] * len(event))
+        self.stamps.extend(stamps)
+        self._sorted = None
+
+    def columns(
+        self,
+    ) -> tuple[list[str], list[int], list[int], list[int], list[bool], list[str | None]]:
+        """Everything but the typed records, as ``adopt`` takes it."""
+        ids = list(self._ids)
+        return ids, self._event, self._rec, self._slot, self._gone, self.stamps
+
+    def event_of(self, change: int) -> int:
+        return self._event[change]
+
+    def slot_of(self, change: int) -> int:
+        return self._slot[change]
+
+    def record_of(self, change: int) -> int:
+        return self._rec[change]
+
+    def named(self) -> list[str]:
+        """The ids of the records some change names."""
+        ids = list(self._ids)
+        return [ids[r] for r in set(self._rec)]
 
     def gone(self, change: int) -> bool:
         """The record did not exist just before ``change``."""

@@ -50,6 +50,15 @@ Speed
     next): a moment the walks already reached is a sorted search over them, each
     record's oldest change after the moment giving what it was, with no event undone
     again (see ``PastLog``).
+
+Kept between processes
+    A walk that reached the start of the log (or the event that does not follow) is
+    kept, without its typed records, where ``PastLog.keep`` says (``pastkeep``). The
+    next process adopts it only if the records as of its newest event (the rows now,
+    with any events since undone and checked as usual) have the fingerprint kept;
+    every event whose ``before`` it then builds must have the checksum kept. This
+    rests on the log being append-only (§7, invariant 19): an event rewritten by hand is found
+    where the walk reads it, and then the whole log is walked afresh.
 """
 
 from __future__ import annotations
@@ -70,6 +79,7 @@ from .errors import NotInLog
 from .intervals import NONE, Changes
 from .js import iso, parse_ms
 from .model import CorruptRow, Memory, Signal, StoredMemory, retimed
+from .pastkeep import FORMAT, Kept, PastKeep, checksum, decode, encode, fingerprint
 from .rows import listed_from_data, loads, signal_of
 from .validate import event_problem
 
@@ -179,6 +189,10 @@ class Past:
         )
 
 
+class _Stale(Exception):
+    """The kept walk names an event the log no longer holds as it was."""
+
+
 @dataclass(slots=True)
 class _Broken:
     rowid: int
@@ -202,7 +216,14 @@ class PastLog:
     typed: Typed = listed_from_data
     checkpoint_every: int = CHECKPOINT_EVERY
     after_walk: Callable[[int], None] | None = None
-    """Told how many events a walk undid, after it (the dashboard settles the heap)."""
+    """Told how many events a walk undid, or how many records it built from a kept
+    walk, after it (the dashboard settles the heap)."""
+    keep: PastKeep | None = None
+    """Where a walk of the whole log is kept between processes (``pastkeep``)."""
+    _sums: list[int] = field(default_factory=list)
+    """Per event, ``pastkeep.checksum`` of its stored text (0: not undone)."""
+    _kept: bool = False
+    """What the walks found is what ``keep`` holds (nothing to save)."""
     _rowids: list[int] = field(default_factory=list)
     _moments: list[float] = field(default_factory=list)
     _taken: list[float] = field(default_factory=list)
@@ -231,6 +252,8 @@ class PastLog:
 
     async def _read_stamps(self) -> dict[str, tuple[list[int], list[object]]]:
         """Each record's confirmation stamp as every event wrote it (one statement)."""
+        if self._stamps is None and self._complete:
+            self._stamps = self._changes_stamps()
         if self._stamps is None:
             rows = await self.store.query(
                 "SELECT e.rowid, json_extract(j.value, '$.id'), "
@@ -250,6 +273,9 @@ class PastLog:
 
     async def _read_logged(self) -> set[str]:
         """The ids of every record an event up to ``_top`` names (one statement)."""
+        if self._logged is None and self._complete:
+            assert self._changes is not None
+            self._logged = set(self._changes.named())
         if self._logged is None:
             rows = await self.store.query(
                 "SELECT DISTINCT json_extract(j.value, '$.id') FROM events e, "
@@ -259,6 +285,25 @@ class PastLog:
             )
             self._logged = {r[0] for r in rows if isinstance(r[0], str)}
         return self._logged
+
+    @property
+    def _complete(self) -> bool:
+        """The walks undid every event of the log: the changes name every record an
+        event names, with every stamp written."""
+        return self._broken is None and self._frontier_at == 0 and self._changes is not None
+
+    def _changes_stamps(self) -> dict[str, tuple[list[int], list[object]]]:
+        """``_read_stamps``'s answer from the changes of a complete walk."""
+        changes = self._changes
+        assert changes is not None
+        ids, event, rec, _, _, stamps = changes.columns()
+        rowids = self._rowids
+        found: dict[str, tuple[list[int], list[object]]] = {}
+        for i in sorted(range(len(event)), key=event.__getitem__):
+            kept = found.setdefault(ids[rec[i]], ([], []))
+            kept[0].append(rowids[event[i]])
+            kept[1].append(stamps[i])
+        return found
 
     def _stamped_then(
         self, stamps: dict[str, tuple[list[int], list[object]]], record: Memory, boundary: int
@@ -285,16 +330,23 @@ class PastLog:
             return replace(record, reinforced_at=stamp, data=data)
         return replace(record, reinforced_at=stamp)
 
-    async def _read_moments(self, upto: int) -> None:
-        """Read the moment of every event up to rowid ``upto`` (one statement)."""
+    async def _read_moments(self, upto: int, kept: Kept | None = None) -> None:
+        """Read the moment of every event up to rowid ``upto`` (one statement), those up
+        to ``kept.top`` from ``kept``."""
+        low = -1 if kept is None else kept.top
         rows = await self.store.query(
             "SELECT rowid, CASE WHEN json_valid(data) THEN json_extract(data, '$.at') END "
-            "FROM events WHERE rowid <= ? ORDER BY rowid",
-            (upto,),
+            "FROM events WHERE rowid > ? AND rowid <= ? ORDER BY rowid",
+            (low, upto),
         )
         inf = float("inf")
         self._rowids = [int(r[0]) for r in rows]
         self._moments = moments = [inf if (m := parse_ms(r[1])) is None else m for r in rows]
+        self._sums = [0] * len(rows)
+        if kept is not None:
+            self._rowids[:0] = np.frombuffer(kept.rowids, dtype=np.int64).tolist()
+            moments[:0] = np.frombuffer(kept.moments, dtype=np.float64).tolist()
+            self._sums[:0] = np.frombuffer(kept.sums, dtype=np.int64).tolist()
         # An unreadable moment is taken at the next readable one (inf when none is)...
         taken = list(moments)
         later = inf
@@ -331,24 +383,25 @@ class PastLog:
         records keep the moment they carry (a reader that takes their quality at
         ``when`` itself, as the turns replay's moving index does, skips a copy of each)."""
         async with self._lock:
-            return await self._at(when, now, upto, boundary, retime)
+            try:
+                return await self._at(when, now, upto, boundary, retime)
+            except _Stale:  # the kept walk is not the log's: walk it afresh
+                self.keep, self._now = None, None
+                return await self._at(when, now, upto, boundary, retime)
 
     async def _at(
         self, when: float, now: Sequence[Row], upto: int, boundary: int | None, retime: bool
     ) -> Past:
-        if self._now is None or self._top != upto:
-            self._now = {r.id: r for r in now}
-            self._frontier, self._broken, self._indexed = {}, None, None
-            self._stamps = self._logged = None
-            await self._read_moments(upto)
-            self._changes = Changes([r.id for r in now if isinstance(r, Memory)], len(self._rowids))
-            self._frontier_at = upto
-        boundary = self._boundary(when) if boundary is None else min(boundary, upto)
         undone = 0
+        if self._now is None or self._top != upto:
+            undone = await self._start(now, upto)
+        boundary = self._boundary(when) if boundary is None else min(boundary, upto)
         if boundary < self._frontier_at and self._broken is None:
-            undone = await self._walk(boundary)
+            undone += await self._walk(boundary)
             if self.after_walk is not None:
                 self.after_walk(undone)
+        if not self._kept and (self._complete or self._broken is not None):
+            await self._save()
         broken = self._broken
         # Below a break, the records are as at the break (and the reader refuses them).
         first = self._first_after(now, max(boundary, self._frontier_at))
@@ -372,6 +425,111 @@ class PastLog:
             boundary=boundary,
             undone=undone,
         )
+
+    async def _start(self, now: Sequence[Row], upto: int) -> int:
+        """Begin again from ``now``, as of event ``upto``: from the kept walk where it
+        is still the store's (the events since undone and checked first), else from
+        nothing. How many events were undone."""
+        self._now = {r.id: r for r in now}
+        self._frontier, self._broken, self._indexed = {}, None, None
+        self._stamps = self._logged = None
+        self._kept = False
+        kept = None if self.keep is None else decode(await asyncio.to_thread(self.keep.load))
+        if kept is not None and not (0 <= kept.top <= upto):
+            kept = None
+        await self._read_moments(upto, kept)
+        self._changes = Changes([r.id for r in now if isinstance(r, Memory)], len(self._rowids))
+        self._frontier_at = upto
+        if kept is None:
+            return 0
+        undone = await self._walk(kept.top) if kept.top < upto else 0
+        if self._broken is None:  # else the log is exact only down to a newer event
+            if not self._adopt(kept):
+                raise _Stale
+            self._kept = kept.top == upto
+        return undone
+
+    def _adopt(self, kept: Kept) -> bool:
+        """Take what ``kept`` found below the frontier (at its ``top``), if the records
+        there are those it started from."""
+        assert self._now is not None and self._changes is not None
+        overlay, now = self._frontier, self._now
+        then: list[Row] = [r for i, r in overlay.items() if r is not None]
+        then += [r for i, r in now.items() if i not in overlay]
+        if fingerprint(then) != kept.rows:
+            return False
+        event = np.frombuffer(kept.event, dtype=np.int32)
+        rec = np.frombuffer(kept.rec, dtype=np.int32)
+        slot = np.frombuffer(kept.slot, dtype=np.int32)
+        events = len(kept.rowids) // 8
+        if len(event) and (
+            int(event.min()) < 0
+            or int(event.max()) >= events
+            or int(rec.min()) < 0
+            or int(rec.max()) >= len(kept.ids)
+            or int(slot.min()) < 0
+        ):
+            return False
+        gone = np.frombuffer(kept.gone, dtype=np.uint8).astype(bool)
+        self._changes.adopt(
+            kept.ids, event.tolist(), rec.tolist(), slot.tolist(), gone.tolist(), kept.stamps
+        )
+        self._frontier_at = kept.frontier
+        if kept.broken is not None:
+            self._broken = _Broken(*kept.broken)
+        return True
+
+    async def _save(self) -> None:
+        """Keep what the walks found, for the next process (when they reached the
+        start of the log or the event that does not follow)."""
+        self._kept = True
+        if self.keep is None or self._changes is None or self._now is None:
+            return
+        ids, event, rec, slot, gone, stamps = self._changes.columns()
+        broken = self._broken
+        kept = Kept(
+            format=FORMAT,
+            top=self._top,
+            rows=fingerprint(self._now.values()),
+            rowids=np.asarray(self._rowids, dtype=np.int64).tobytes(),
+            moments=np.asarray(self._moments, dtype=np.float64).tobytes(),
+            sums=np.asarray(self._sums, dtype=np.int64).tobytes(),
+            ids=ids,
+            event=np.asarray(event, dtype=np.int32).tobytes(),
+            rec=np.asarray(rec, dtype=np.int32).tobytes(),
+            slot=np.asarray(slot, dtype=np.int32).tobytes(),
+            gone=np.asarray(gone, dtype=np.uint8).tobytes(),
+            stamps=list(stamps),
+            frontier=self._frontier_at,
+            broken=None if broken is None else (broken.rowid, broken.exact_back_to, broken.why),
+        )
+        await asyncio.to_thread(self.keep.save, encode(kept))
+
+    async def _build(self, wanted: Iterable[int]) -> None:
+        """Build the ``before`` of each change in ``wanted`` from the log (changes a
+        kept walk found), each event's text checked against the sum kept."""
+        changes = self._changes
+        assert changes is not None
+        by_event: dict[int, list[int]] = {}
+        for change in wanted:
+            by_event.setdefault(changes.event_of(change), []).append(change)
+        rowids, events = self._rowids, sorted(by_event)
+        for start in range(0, len(events), 500):
+            part = events[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = await self.store.query(
+                f"SELECT rowid, data FROM events WHERE rowid IN ({marks})",
+                tuple(rowids[e] for e in part),
+            )
+            if len(rows) != len(part):
+                raise _Stale
+            for rowid, raw in rows:
+                event = bisect.bisect_left(rowids, rowid)
+                if checksum(raw) != self._sums[event]:
+                    raise _Stale
+                befores = orjson.loads(raw)["before"]
+                for change in by_event[event]:
+                    changes.versions[change] = self.typed(befores[changes.slot_of(change)], 0.0)
 
     def _first_after(self, now: Sequence[Row], rowid: int) -> list[int]:
         """Each row's oldest change after the event at ``rowid`` (``NONE``: none)."""
@@ -397,8 +555,14 @@ class PastLog:
         names was created by an event the boundary includes, and is kept)."""
         changes = self._changes
         assert changes is not None
+        versions, gone = changes.versions, changes.gone
+        missing = [c for c in first if c != NONE and versions[c] is None and not gone(c)]
+        if missing:
+            await self._build(missing)
+            if self.after_walk is not None:  # the records built are kept as the walk's
+                self.after_walk(len(missing))
         rows: list[Row] = []
-        append, versions, gone = rows.append, changes.versions, changes.gone
+        append = rows.append
         stamps = self._stamps  # read when a confirmed record first needs them
         shown_iso = iso(shown) if math.isfinite(shown) else ""
         logged: set[str] | None = None  # read when a row created after the moment asks
@@ -455,8 +619,9 @@ class PastLog:
                         self._break(int(rowid), event_id, changed)
                         return undone
                     undone += 1
-                    for record_id, slot, was in changed:
-                        changes.add(event, record_id, slot, was)
+                    self._sums[event] = checksum(raw)
+                    for record_id, slot, was, stamp in changed:
+                        changes.add(event, record_id, slot, was, stamp)
                     self._frontier_at = int(rowid) - 1
             finally:
                 if collecting:
@@ -493,9 +658,9 @@ def _undo(
     overlay: dict[str, Memory | None],
     now: Mapping[str, Row],
     typed: Typed,
-) -> str | list[tuple[str, int, Memory | None]]:
+) -> str | list[tuple[str, int, Memory | None, str | None]]:
     """Undo one event into ``overlay``: each record it changed (its id, its place in the
-    event's arrays, and what it was before), or why it cannot be."""
+    event's arrays, what it was before, and the stamp it wrote), or why it cannot be."""
     try:
         data: Any = orjson.loads(raw)  # type: ignore[arg-type]
     except (orjson.JSONDecodeError, TypeError):
@@ -507,14 +672,16 @@ def _undo(
     if problem is not None:
         return problem
     when = 0.0  # quality is taken at the end, for the moment shown
-    changes: list[tuple[str, int, Memory | None]] = []
+    changes: list[tuple[str, int, Memory | None, str | None]] = []
     for slot, (before, after) in enumerate(zip(data["before"], data["after"], strict=True)):
         record_id = after["id"]
         current = overlay[record_id] if record_id in overlay else now.get(record_id)
         if not isinstance(current, Memory) or not follows(current, after):
             return f"its change to {record_id} does not lead to the record as it is later"
-        changes.append((record_id, slot, None if before is None else typed(before, when)))
-    for record_id, _, was in changes:
+        stamp = after.get("reinforcedAt")
+        was = None if before is None else typed(before, when)
+        changes.append((record_id, slot, was, stamp if isinstance(stamp, str) else None))
+    for record_id, _, was, _ in changes:
         overlay[record_id] = was
     return changes
 

@@ -116,7 +116,11 @@ class Reads(StoreBase):
             bad: list[CorruptRow] = []
             self._parse_rows(parse_memory_row, rows, self.now_ms(), good, bad)
             upto = int(top[0] or 0) if top else 0
-            self._replay = (PastLog(self, memory_from_data), [*bad, *good], upto)
+            self._replay = (
+                PastLog(self, memory_from_data, keep=self.past_keep),
+                [*bad, *good],
+                upto,
+            )
         log: PastLog = self._replay[0]
         past = await log.at(when, self._replay[1], self._replay[2], retime=retime)
         if past.clamped:

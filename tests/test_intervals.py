@@ -25,7 +25,7 @@ def test_first_after_is_each_records_oldest_change_after_the_event() -> None:
     made: list[tuple[int, str]] = []
     for event in range(events - 1, -1, -1):  # a walk adds them newest first
         for record_id in rng.sample([*records, "gone-now"], rng.randint(0, 3)):
-            changes.add(event, record_id, 0, None)
+            changes.add(event, record_id, 0, None, None)
             made.append((event, record_id))
     asked = np.asarray([changes.index_of(r) for r in [*records, "unknown"]], dtype=np.int64)
     assert asked[-1] == NONE

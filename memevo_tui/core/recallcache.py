@@ -17,7 +17,8 @@ directory above it up to its root, is the user's own and writable by no one else
 It is a cache: a file that is missing, unreadable, foreign, made by other rules,
 or damaged is ignored and rebuilt, and a directory that cannot be used costs the
 speed, never an answer. ``turns.json`` (``TurnCache``) keeps the turns replayed
-from pi's sessions by the same rules. No Textual.
+from pi's sessions, and ``past.bin`` (``PastCache``) a walk of the whole event log,
+by the same rules. No Textual.
 """
 
 from __future__ import annotations
@@ -165,3 +166,33 @@ class TurnCache:
         mac = hmac.new(self._key, body, hashlib.sha256).digest()
         self._place.write_bytes(TURNS, mac + body)
         self._dirty = False
+
+
+PAST = "past.bin"
+PAST_LIMIT = 1 << 31
+
+
+class PastCache:
+    """A walk of the whole event log (``store.pastkeep``), kept in the store's cache
+    directory by the same rules: keyed with the store's secret (an HMAC before the
+    bytes), private, never followed as a link; a file that does not check out is
+    ignored and written again. The store itself checks that what it holds is still
+    the log's before it adopts it."""
+
+    def __init__(self, store_path: Path) -> None:
+        self._path = store_path
+
+    def load(self) -> bytes | None:
+        key = secret(self._path)
+        data = AppState(self._path, root=cache_home()).read_bytes(PAST, PAST_LIMIT)
+        if not key or not data or len(data) <= 32:
+            return None
+        mac, body = data[:32], data[32:]
+        good = hmac.new(key, body, hashlib.sha256).digest()
+        return body if hmac.compare_digest(mac, good) else None
+
+    def save(self, data: bytes) -> None:
+        key = secret(self._path)
+        if key:
+            mac = hmac.new(key, data, hashlib.sha256).digest()
+            AppState(self._path, root=cache_home()).write_bytes(PAST, mac + data)

@@ -87,7 +87,9 @@ class DashboardState:
         self.remembered = AppState(db_path) if remember else None
         """The app's own state directory for this store (None: keep nothing, the demo)."""
         self.clock = clock
-        self.reader = StoreReader(db_path, read_only=read_only, clock=clock, new_id=new_id)
+        self.reader = StoreReader(
+            db_path, read_only=read_only, clock=clock, new_id=new_id, keep_past=remember
+        )
         """The store's connection and the reads of every row."""
         self.rows: list[Row] = []
         """Every loaded row: corrupt ones first, then the records in store order."""

@@ -54,7 +54,8 @@ class PastWalks:
         from store import PastLog
 
         if self._log is None or self._log.store is not store:
-            self._log = PastLog(store, after_walk=settle)
+            # The walk of the whole log is kept where the store says (not for the demo).
+            self._log = PastLog(store, after_walk=settle, keep=store.past_keep)
         present, top = await store.reflecting(rows, seen)
         return self._log, present, top
 

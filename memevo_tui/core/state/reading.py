@@ -50,8 +50,11 @@ class StoreReader:
         read_only: bool,
         clock: Clock,
         new_id: Callable[[], str] | None,
+        keep_past: bool = False,
     ) -> None:
         self.db_path = db_path
+        self.keep_past = keep_past
+        """A walk of the whole event log is kept in the cache directory (not the demo's)."""
         self.read_only_requested = read_only
         self.clock = clock
         self.new_id = new_id
@@ -70,6 +73,10 @@ class StoreReader:
                     clock=self.clock,
                     new_id=self.new_id,
                 )
+                if self.keep_past:
+                    from ..recallcache import PastCache
+
+                    self.store.past_keep = PastCache(self.db_path)
             return self.store
 
     async def prefetch(self) -> None:
