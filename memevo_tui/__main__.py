@@ -193,6 +193,16 @@ def _leave(signum: int, _frame: object) -> None:
     raise Leaving(signum)
 
 
+def _keeping_past(store: MemoryStore, path: Path, *, demo: bool) -> MemoryStore:
+    """``store``, its walk of the whole event log kept in the cache directory for the
+    next ``--as-of`` (not the demo's, a temporary copy)."""
+    if not demo:
+        from .core.recallcache import PastCache
+
+        store.past_keep = PastCache(path)
+    return store
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(join_dashed_values(sys.argv[1:] if argv is None else argv))
     if getattr(args, "verb", None) == "completion":  # no store: the parser itself
@@ -248,11 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             store = await MemoryStore.open(
                 path, read_only=bool(args.read_only), clock=clock, as_of=past
             )
-            if not args.demo:  # a walk of the whole log kept for the next --as-of
-                from .core.recallcache import PastCache
-
-                store.past_keep = PastCache(path)
-            return store
+            return _keeping_past(store, path, demo=bool(args.demo))
 
         if args.verb == "serve":
             return _serve(path, args, demo=bool(args.demo), clock=clock)

@@ -173,3 +173,23 @@ async def test_the_dashboards_dial_keeps_its_walk_for_the_next_process(realistic
 
     assert await dial() > 0
     assert await dial() == 0
+
+
+def test_as_of_keeps_its_walk_and_the_next_run_gives_the_same_answer(
+    realistic: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memevo_tui.__main__ import main
+    from memevo_tui.core.recallcache import PAST
+
+    def listed(moment: str) -> str:
+        assert main(["list", "--db", str(realistic), "--as-of", moment, "--json"]) == 0
+        return capsys.readouterr().out
+
+    fresh = listed("2024-09-01")  # a walk down to then only: nothing kept
+    assert not list((tmp_path / "cache").rglob(PAST))
+    listed("2000-01-01")  # the whole log walked: kept
+    assert len(list((tmp_path / "cache").rglob(PAST))) == 1
+    assert listed("2024-09-01") == fresh  # adopted, and the same answer
+    assert main(["list", "--demo", "--as-of", "2000-01-01"]) in (0, 1)
+    capsys.readouterr()
+    assert len(list((tmp_path / "cache").rglob(PAST))) == 1  # never the demo's
