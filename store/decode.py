@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from sys import intern
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
@@ -137,21 +137,34 @@ def _signal(s: _Utility | _Accuracy | UnsetType) -> tuple[bool, Signal | None]:
     return True, Signal(s.verdict, source_id, at)
 
 
+def _bounded() -> None:
+    """Clear the shared strings when they are full (between two records)."""
+    if len(_times) > _CACHE_LIMIT or len(_identifiers) > _CACHE_LIMIT:
+        _times.clear()
+        _identifiers.clear()
+    if len(_terms) > _CACHE_LIMIT:
+        _terms.clear()
+
+
 def listed_fast(row_id: str, scope: str, hash_: str, raw: object, now_ms: float) -> Memory | None:
     """The typed record of a row that is valid, or None: the full reading decides.
 
     The checks are those of ``record_problem`` and of the row's columns that the
     decoder's types do not already make."""
-    times, identifiers = _times, _identifiers
-    if len(times) > _CACHE_LIMIT or len(identifiers) > _CACHE_LIMIT:
-        times.clear()
-        identifiers.clear()
-    if len(_terms) > _CACHE_LIMIT:
-        _terms.clear()
+    _bounded()
     try:
         r = _decoder.decode(raw)  # type: ignore[arg-type]
     except (msgspec.DecodeError, TypeError, RecursionError):
         return None
+    if r.id != row_id or r.scope != scope or fp(r.content) != hash_:
+        return None
+    return _typed(r, now_ms)
+
+
+def _typed(r: _Record, now_ms: float) -> Memory | None:
+    """The typed record of a decoded one that ``record_problem`` finds valid, or None
+    (the checks the decoder's types do not already make)."""
+    times, identifiers = _times, _identifiers
     content = r.content
     if not r.id or not r.scope or not r.source_entry_id or not js_trim(content):
         return None
@@ -194,8 +207,6 @@ def listed_fast(row_id: str, scope: str, hash_: str, raw: object, now_ms: float)
         if not (is_js_integer(rev) and (js_number(rev) or 0) > 0):
             return None
         rev = js_whole(rev)
-    if r.id != row_id or r.scope != scope or fp(content) != hash_:
-        return None
     return Memory(
         r.id,
         r.kind,
@@ -215,3 +226,52 @@ def listed_fast(row_id: str, scope: str, hash_: str, raw: object, now_ms: float)
         reinforced,
         now_ms,
     )
+
+
+class _Event(Struct, gc=False):
+    """An event's keys as pi writes them (§2.5); any other key is allowed and skipped."""
+
+    id: str
+    scope: str
+    actor: Literal["local", "manual", "model", "migration"]
+    reason: str
+    at: str
+    before: list[_Record | None]
+    after: list[dict[str, Any]]
+
+
+_event_decoder = msgspec.json.Decoder(_Event)
+
+
+def befores_fast(
+    raw: object, row_id: str, scope: str, now_ms: float
+) -> tuple[list[Memory | None], list[dict[str, Any]]] | None:
+    """An event that ``event_problem`` (with ``after_records=False``) finds valid: each
+    ``before`` typed as a list keeps it (None: null), and each ``after`` as stored; or
+    None, and the full reading decides."""
+    _bounded()
+    try:
+        e = _event_decoder.decode(raw)  # type: ignore[arg-type]
+    except (msgspec.DecodeError, TypeError, RecursionError):
+        return None
+    if not row_id or e.id != row_id or not scope or e.scope != scope:
+        return None
+    if _shared(_times, e.at, _valid_time) is None or len(e.before) != len(e.after):
+        return None
+    seen: set[str] = set()
+    befores: list[Memory | None] = []
+    for b, a in zip(e.before, e.after, strict=True):
+        after_id = a.get("id")
+        if type(after_id) is not str or after_id in seen:
+            return None
+        seen.add(after_id)
+        if b is None:
+            befores.append(None)
+            continue
+        if b.id != after_id:
+            return None
+        typed = _typed(b, now_ms)
+        if typed is None:
+            return None
+        befores.append(typed)
+    return befores, e.after

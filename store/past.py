@@ -75,6 +75,7 @@ import numpy as np
 import orjson
 
 from .base import StoreBase
+from .decode import befores_fast
 from .errors import NotInLog
 from .intervals import NONE, Changes
 from .js import iso, parse_ms
@@ -527,7 +528,8 @@ class PastLog:
                 event = bisect.bisect_left(rowids, rowid)
                 if checksum(raw) != self._sums[event]:
                     raise _Stale
-                befores = orjson.loads(raw)["before"]
+                # Checked when the walk undid it, and the same text: typed, not checked.
+                befores = _parsed(raw)["before"]
                 for change in by_event[event]:
                     changes.versions[change] = self.typed(befores[changes.slot_of(change)], 0.0)
 
@@ -661,25 +663,44 @@ def _undo(
 ) -> str | list[tuple[str, int, Memory | None, str | None]]:
     """Undo one event into ``overlay``: each record it changed (its id, its place in the
     event's arrays, what it was before, and the stamp it wrote), or why it cannot be."""
+    fast = befores_fast(raw, str(event_id), str(scope), 0.0) if typed is listed_from_data else None
+    if fast is not None:  # the one-pass reading said yes: the befores are typed
+        return _undone(*fast, overlay, now)
     try:
-        data: Any = orjson.loads(raw)  # type: ignore[arg-type]
-    except (orjson.JSONDecodeError, TypeError):
-        try:
-            data = loads(raw)  # type: ignore[arg-type]
-        except (ValueError, TypeError, RecursionError):
-            return "not JSON"
+        data: Any = _parsed(raw)
+    except (ValueError, TypeError, RecursionError):
+        return "not JSON"
     problem = event_problem(data, str(event_id), str(scope), after_records=False)
     if problem is not None:
         return problem
     when = 0.0  # quality is taken at the end, for the moment shown
+    befores = [None if b is None else typed(b, when) for b in data["before"]]
+    return _undone(befores, data["after"], overlay, now)
+
+
+def _parsed(raw: object) -> Any:
+    """``JSON.parse`` of an event's text: orjson, or the json module where orjson
+    refuses what JavaScript reads (a lone surrogate). Raises ``ValueError``."""
+    try:
+        return orjson.loads(raw)  # type: ignore[arg-type]
+    except (orjson.JSONDecodeError, TypeError):
+        return loads(raw)  # type: ignore[arg-type]
+
+
+def _undone(
+    befores: Sequence[Memory | None],
+    afters: Sequence[dict[str, Any]],
+    overlay: dict[str, Memory | None],
+    now: Mapping[str, Row],
+) -> str | list[tuple[str, int, Memory | None, str | None]]:
+    """``_undo``'s second half, on a valid event's typed befores and stored afters."""
     changes: list[tuple[str, int, Memory | None, str | None]] = []
-    for slot, (before, after) in enumerate(zip(data["before"], data["after"], strict=True)):
+    for slot, (was, after) in enumerate(zip(befores, afters, strict=True)):
         record_id = after["id"]
         current = overlay[record_id] if record_id in overlay else now.get(record_id)
         if not isinstance(current, Memory) or not follows(current, after):
             return f"its change to {record_id} does not lead to the record as it is later"
         stamp = after.get("reinforcedAt")
-        was = None if before is None else typed(before, when)
         changes.append((record_id, slot, was, stamp if isinstance(stamp, str) else None))
     for record_id, _, was, _ in changes:
         overlay[record_id] = was

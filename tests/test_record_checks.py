@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from store import CorruptRow, Memory, MemoryStore
-from store.decode import listed_fast
+from store.decode import befores_fast, listed_fast
 from store.js import fp
 from store.rows import _validated, listed_from_data, parse_listed_row
 from store.validate import event_problem, record_problem
@@ -258,3 +258,55 @@ def test_nan_infinity_and_deep_nesting_are_not_json(realistic: Path) -> None:
     ):
         parsed = parse_listed_row(row_id, scope, hash_, raw[:-1] + f', "x": {extra}}}', 0.0)
         assert isinstance(parsed, CorruptRow) and reason in parsed.reason
+
+
+def _events(path: Path) -> list[tuple[str, str, str]]:
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return list(con.execute("SELECT id, scope, data FROM events"))
+    finally:
+        con.close()
+
+
+def test_the_one_pass_reading_of_an_event_only_ever_says_what_the_full_one_says(
+    realistic: Path, hostile: Path
+) -> None:
+    """The past's walk reads each event in one pass (msgspec) and falls back to the full
+    reading when it says no: whatever it accepts, ``event_problem`` accepts too, with
+    every ``before`` typed exactly as ``listed_from_data`` types it."""
+    rng = random.Random(23)
+    now = 1_790_000_000_000.0
+    events = _events(realistic) + _events(hostile)
+    cases = list(events)
+    for event_id, scope, raw in events:
+        try:
+            event = json.loads(raw)
+        except ValueError:
+            continue
+        befores = event.get("before") if isinstance(event, dict) else None
+        if not isinstance(befores, list) or not befores or not isinstance(befores[0], dict):
+            continue
+        spliced = json.dumps({**event, "before": ["@@", *befores[1:]]}, ensure_ascii=False)
+        for text in _special(befores[0]):
+            cases.append((event_id, scope, spliced.replace('"@@"', text, 1)))
+    for _ in range(5_000):
+        event_id, scope, raw = rng.choice(events)
+        chars = list(raw)
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(chars))
+            chars[i : i + rng.randint(0, 1)] = rng.choice('{}[]":,0 \\nulé') * rng.randint(0, 1)
+        cases.append((event_id, scope, "".join(chars)))
+    fast = 0
+    for event_id, scope, raw in cases:
+        found = befores_fast(raw, event_id, scope, now)
+        if found is None:
+            continue
+        fast += 1
+        data = json.loads(raw)
+        assert event_problem(data, event_id, scope, after_records=False) is None, raw[:300]
+        expected = [
+            None if b is None else astuple(listed_from_data(b, now)) for b in data["before"]
+        ]
+        assert [None if m is None else astuple(m) for m in found[0]] == expected, raw[:300]
+        assert found[1] == data["after"]
+    assert len(cases) > 5_000 and fast > 400
