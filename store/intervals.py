@@ -14,29 +14,33 @@ keeps one entry per record an undone event changed:
 - the ``before`` as a typed record (built when the walk undid it, or later from the log).
 
 ``first_after`` then answers, for every record at once, which change is its first after
-event ``k``: a sorted search over the columns (numpy), not a replay. No Textual.
+event ``k``: a sorted search over the columns (numpy, for many changes), not a replay.
+No Textual.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
-
     from .model import Memory
 
 NONE = -1
 """``first_after``'s answer for a record with no change after the event."""
 
+SEARCHED_FROM = 5_000
+"""Fewer changes than this are scanned in Python (numpy is not imported for them: a
+walk back to the last visit undoes a handful); more are searched with numpy."""
+
 
 class Changes:
-    """Every change the walks undid, as columns (see the module)."""
+    """Every change the walks undid, as columns (see the module). Records are indexed
+    in the order a change first names them."""
 
     __slots__ = (
+        "_asked",
         "_event",
         "_gone",
         "_ids",
@@ -48,34 +52,41 @@ class Changes:
         "versions",
     )
 
-    def __init__(self, records: Sequence[str], events: int) -> None:
-        """``records``: the ids of the records as they are now, in their order;
-        ``events``: how many events the log holds (indexes run below it)."""
+    def __init__(self, events: int) -> None:
+        """``events``: how many events the log holds (event indexes run below it)."""
         self._ids: dict[str, int] = {}
-        for record_id in records:
-            self._ids.setdefault(record_id, len(self._ids))
         self._size = events + 1
-        self._event: list[int] = []
-        self._rec: list[int] = []
-        self._slot: list[int] = []
-        self._gone: list[bool] = []
+        # Compact columns (4 bytes an entry, 1 for ``_gone``), not lists of ints: at
+        # 300,000 changes a list of Python ints costs 10 MB a column.
+        self._event = array("i")
+        self._rec = array("i")
+        self._slot = array("i")
+        self._gone = bytearray()
         self.versions: list[Memory | None] = []
         """Each change's ``before``, typed (None when it was null, or not built yet)."""
         self.stamps: list[str | None] = []
         """The confirmation stamp (``reinforcedAt``) each change's ``after`` wrote."""
-        self._sorted: tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]] | None = None
+        self._sorted: tuple[Any, Any, Any] | None = None
+        self._asked: tuple[int, int, Any, Sequence[str]] | None = None
+        """The ids last asked about (by identity, held so it stays theirs), with how
+        many records were known then, and each one's record index."""
 
     def __len__(self) -> int:
         return len(self._event)
+
+    def _index(self, record_id: str) -> int:
+        rec = self._ids.get(record_id)
+        if rec is None:
+            rec = self._ids[record_id] = len(self._ids)
+        return rec
 
     def add(
         self, event: int, record_id: str, slot: int, was: Memory | None, stamp: str | None
     ) -> None:
         """Event index ``event`` changed ``record_id`` (at ``slot`` of its arrays), which
         was ``was`` just before it (None: it did not exist yet), and wrote ``stamp``."""
-        rec = self._ids.setdefault(record_id, len(self._ids))
         self._event.append(event)
-        self._rec.append(rec)
+        self._rec.append(self._index(record_id))
         self._slot.append(slot)
         self._gone.append(was is None)
         self.versions.append(was)
@@ -85,29 +96,37 @@ class Changes:
     def adopt(
         self,
         ids: Sequence[str],
-        event: Sequence[int],
-        rec: Sequence[int],
-        slot: Sequence[int],
-        gone: Sequence[bool],
+        event: bytes,
+        rec: bytes,
+        slot: bytes,
+        gone: bytes,
         stamps: Sequence[str | None],
     ) -> None:
-        """Add changes kept by another process (``columns``), their records named by
-        ``ids``; their ``before`` is built later, from the log (``versions`` None)."""
-        index = [self._ids.setdefault(record_id, len(self._ids)) for record_id in ids]
-        self._event.extend(event)
-        self._rec.extend(index[r] for r in rec)
-        self._slot.extend(slot)
+        """Add changes kept by another process (``columns``: int32 and bytes), their
+        records named by ``ids``; their ``before`` is built later, from the log
+        (``versions`` None)."""
+        index = array("i", [self._index(record_id) for record_id in ids])
+        self._event.frombytes(event)
+        kept = array("i")
+        kept.frombytes(rec)
+        self._rec.extend(index[r] for r in kept)
+        self._slot.frombytes(slot)
         self._gone.extend(gone)
-        self.versions.extend([None] * len(event))
+        self.versions.extend([None] * len(kept))
         self.stamps.extend(stamps)
         self._sorted = None
 
-    def columns(
-        self,
-    ) -> tuple[list[str], list[int], list[int], list[int], list[bool], list[str | None]]:
-        """Everything but the typed records, as ``adopt`` takes it."""
-        ids = list(self._ids)
-        return ids, self._event, self._rec, self._slot, self._gone, self.stamps
+    def columns(self) -> tuple[list[str], bytes, bytes, bytes, bytes, list[str | None]]:
+        """Everything but the typed records, as ``adopt`` takes it: the records' ids (in
+        the order of their indexes), the int32 columns and ``gone``."""
+        return (
+            list(self._ids),
+            self._event.tobytes(),
+            self._rec.tobytes(),
+            self._slot.tobytes(),
+            bytes(self._gone),
+            self.stamps,
+        )
 
     def event_of(self, change: int) -> int:
         return self._event[change]
@@ -115,38 +134,64 @@ class Changes:
     def slot_of(self, change: int) -> int:
         return self._slot[change]
 
-    def record_of(self, change: int) -> int:
-        return self._rec[change]
+    def gone(self, change: int) -> bool:
+        """The record did not exist just before ``change``."""
+        return self._gone[change] != 0
+
+    def changed_after(self, event: int) -> set[str]:
+        """The ids of the records a change after event index ``event`` names."""
+        recs = {rec for at, rec in zip(self._event, self._rec, strict=True) if at > event}
+        names = list(self._ids)
+        return {names[rec] for rec in recs}
 
     def named(self) -> list[str]:
         """The ids of the records some change names."""
-        ids = list(self._ids)
-        return [ids[r] for r in set(self._rec)]
+        return list(self._ids)
 
-    def gone(self, change: int) -> bool:
-        """The record did not exist just before ``change``."""
-        return self._gone[change]
-
-    def index_of(self, record_id: str) -> int:
-        """The record's index (NONE: no record of that id is known)."""
-        return self._ids.get(record_id, NONE)
-
-    def first_after(self, records: NDArray[np.int64], event: int) -> list[int]:
-        """For each record index of ``records`` (NONE: none), its oldest change after
-        event index ``event`` (-1: before every event), or NONE when there is none."""
+    def first_after(self, records: Sequence[str], event: int) -> list[int]:
+        """For each record id of ``records``, its oldest change after event index
+        ``event`` (-1: before every event), or NONE when there is none."""
         if not self._event:
             return [NONE] * len(records)
+        if len(self._event) < SEARCHED_FROM:
+            return self._scanned(records, event)
+        return self._searched(records, event)
+
+    def _scanned(self, records: Sequence[str], event: int) -> list[int]:
+        oldest: dict[int, int] = {}
+        events = self._event
+        for change, (at, rec) in enumerate(zip(events, self._rec, strict=True)):
+            if at > event and (rec not in oldest or at < events[oldest[rec]]):
+                oldest[rec] = change
+        ids = self._ids
+        return [oldest.get(ids.get(record_id, NONE), NONE) for record_id in records]
+
+    def _searched(self, records: Sequence[str], event: int) -> list[int]:
+        import numpy as np  # a long walk's: numpy loads here, not at start
+
         if self._sorted is None:
-            rec = np.asarray(self._rec, dtype=np.int64)
-            ev = np.asarray(self._event, dtype=np.int64)
+            rec = np.frombuffer(self._rec, dtype=np.int32).astype(np.int64)
+            ev = np.frombuffer(self._event, dtype=np.int32).astype(np.int64)
             order = np.lexsort((ev, rec))
             key = rec[order] * self._size + ev[order] + 1
             self._sorted = (key, order, rec[order])
         key, order, rec_sorted = self._sorted
-        probe = records * self._size + (event + 1)
+        asked = (
+            self._asked[2]
+            if self._asked and self._asked[:2] == (id(records), len(self._ids))
+            else None
+        )
+        if asked is None:  # each row's record index, kept while they and the records hold
+            ids = self._ids
+            asked = np.fromiter(
+                (ids.get(record_id, NONE) for record_id in records),
+                dtype=np.int64,
+                count=len(records),
+            )
+            self._asked = (id(records), len(self._ids), asked, records)
+        probe = asked * self._size + (event + 1)
         pos = np.searchsorted(key, probe, side="right")
         inside = np.minimum(pos, len(key) - 1)
-        found = (pos < len(key)) & (rec_sorted[inside] == records) & (records != NONE)
-        chosen: NDArray[np.int64] = np.where(found, order[inside], NONE)
-        answer: list[int] = chosen.tolist()
+        found = (pos < len(key)) & (rec_sorted[inside] == asked) & (asked != NONE)
+        answer: list[int] = np.where(found, order[inside], NONE).tolist()
         return answer

@@ -32,7 +32,7 @@ import orjson
 
 from .model import CorruptRow, Memory
 
-FORMAT = 1
+FORMAT = 2
 """The layout below; a kept walk of another layout is ignored."""
 
 
@@ -87,10 +87,13 @@ def checksum(raw: object) -> int:
 
 def fingerprint(rows: Iterable[Memory | CorruptRow]) -> bytes:
     """The records, on every field the log records, in id order, hashed: two sets of
-    rows with the same fingerprint lead the same walk to the same answers."""
-    items = sorted(
-        (
-            (
+    rows with the same fingerprint lead the same walk to the same answers. Hashed a
+    record at a time (one text of them all would hold every record's text again)."""
+    h = hashlib.blake2b(digest_size=16)
+    update, dumps = h.update, orjson.dumps
+    for r in sorted(rows, key=_id):
+        if isinstance(r, Memory):
+            item: tuple[object, ...] = (
                 r.id,
                 r.kind,
                 r.content,
@@ -105,13 +108,15 @@ def fingerprint(rows: Iterable[Memory | CorruptRow]) -> bytes:
                 r.search_terms,
                 r.suppressed_hashes,
             )
-            if isinstance(r, Memory)
-            else (r.id, "corrupt")
-            for r in rows
-        ),
-        key=lambda item: item[0],
-    )
-    return hashlib.blake2b(orjson.dumps(items), digest_size=16).digest()
+        else:
+            item = (r.id, "corrupt")
+        update(dumps(item))
+        update(b"\n")
+    return h.digest()
+
+
+def _id(row: Memory | CorruptRow) -> str:
+    return row.id
 
 
 def decode(data: bytes | None) -> Kept | None:

@@ -38,7 +38,7 @@ from .rows import (
 )
 
 if TYPE_CHECKING:  # the past and recall are imported when first asked for
-    from .past import Past
+    from .past import Past, PastLog, Row
     from .provenance import Provenance
     from .recall import Purpose, Recall
 
@@ -96,6 +96,26 @@ class Reads(StoreBase):
         gives the current rows. Raises ``NotInLog`` for a moment older than the log
         gives exactly.
         """
+        log, rows, upto = await self._replaying()
+        past = await log.at(when, rows, upto, retime=retime)
+        if past.clamped:
+            raise NotInLog(past.refusal())
+        return past
+
+    async def replay_pair(self, start: float, end: float) -> tuple[Past, Past]:
+        """The records at ``start`` and at ``end`` that can differ between them
+        (``PastLog.pair``): what ``past.diff`` compares. Raises ``NotInLog`` as
+        ``replay`` does."""
+        log, rows, upto = await self._replaying()
+        pair = await log.pair((start, None), end, rows, upto)
+        for past in pair:
+            if past.clamped:
+                raise NotInLog(past.refusal())
+        return pair
+
+    async def _replaying(self) -> tuple[PastLog, list[Row], int]:
+        """The connection's replay: its log, the current rows and the newest event's
+        rowid, read once (in one transaction) and kept."""
         from .past import PastLog
 
         if self._replay is None:
@@ -121,11 +141,8 @@ class Reads(StoreBase):
                 [*bad, *good],
                 upto,
             )
-        log: PastLog = self._replay[0]
-        past = await log.at(when, self._replay[1], self._replay[2], retime=retime)
-        if past.clamped:
-            raise NotInLog(past.refusal())
-        return past
+        replay: tuple[PastLog, list[Row], int] = self._replay
+        return replay
 
     async def _past_load(self) -> MemoryLoad[StoredMemory] | None:
         past = await self.past()

@@ -5,42 +5,56 @@ from __future__ import annotations
 
 import gc
 import random
+import subprocess
+import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from store import CorruptRow, Memory, MemoryStore, fixed_clock
+from store import CorruptRow, Memory, MemoryStore, fixed_clock, intervals
 from store.intervals import NONE, Changes
 from store.js import parse_ms
 
 from conftest import FIXTURE_NOW
 
 
-def test_first_after_is_each_records_oldest_change_after_the_event() -> None:
+@pytest.mark.parametrize("searched_from", [0, 10**9])  # numpy's search; Python's scan
+def test_first_after_is_each_records_oldest_change_after_the_event(
+    searched_from: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(intervals, "SEARCHED_FROM", searched_from)
     rng = random.Random(11)
     records = [f"r{i}" for i in range(40)]
     events = 300
-    changes = Changes(records, events)
+    changes = Changes(events)
     made: list[tuple[int, str]] = []
     for event in range(events - 1, -1, -1):  # a walk adds them newest first
         for record_id in rng.sample([*records, "gone-now"], rng.randint(0, 3)):
             changes.add(event, record_id, 0, None, None)
             made.append((event, record_id))
-    asked = np.asarray([changes.index_of(r) for r in [*records, "unknown"]], dtype=np.int64)
-    assert asked[-1] == NONE
+    asked = [*records, "unknown"]
     for event in (-1, 0, 1, 57, 150, events - 2, events - 1):
         found = changes.first_after(asked, event)
-        for record_id, change in zip([*records, "unknown"], found, strict=True):
+        for record_id, change in zip(asked, found, strict=True):
             later = [i for i, (e, r) in enumerate(made) if r == record_id and e > event]
             oldest = min(later, key=lambda i: made[i][0]) if later else NONE
             assert change == oldest, (record_id, event)
 
 
 def test_no_change_yet_answers_none_for_every_record() -> None:
-    changes = Changes(["a", "b"], 5)
-    asked = np.asarray([changes.index_of("a"), changes.index_of("b")], dtype=np.int64)
-    assert changes.first_after(asked, 2) == [NONE, NONE]
+    assert Changes(5).first_after(["a", "b"], 2) == [NONE, NONE]
+
+
+def test_a_short_walk_does_not_load_numpy() -> None:
+    """A walk back to the last visit, as the dashboard makes at start, undoes a few
+    events: numpy (over 100 ms and 15 MB) is not loaded for it."""
+    probe = (
+        "import sys; from store.intervals import Changes; c = Changes(10); "
+        "c.add(3, 'a', 0, None, None); c.first_after(['a', 'b'], 1); "
+        "print('numpy' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.strip() == "False", done.stderr
 
 
 async def test_a_long_walk_into_the_past_freezes_what_it_keeps(
@@ -65,4 +79,49 @@ async def test_a_long_walk_into_the_past_freezes_what_it_keeps(
         assert past.undone >= 2 and gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+        await store.close()
+
+
+@pytest.mark.parametrize("fixture", ["realistic", "hostile"])
+async def test_a_pair_of_moments_gives_the_diff_of_two_whole_pasts(
+    fixture: str, request: pytest.FixtureRequest
+) -> None:
+    """``PastLog.pair`` builds only the records that can differ between two moments;
+    its diff is, record for record and field for field, the diff of the two whole
+    pasts, for moments in either order and for a start given by its event."""
+    from store.past import PastLog, diff
+
+    path: Path = request.getfixturevalue(fixture)
+    store = await MemoryStore.open(path, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+    try:
+        load = await store.load_memories()
+        rows: list[Memory | CorruptRow] = [*load.corrupt, *load.memories]
+        top = await store.last_event_rowid()
+        now = parse_ms(FIXTURE_NOW) or 0.0
+        rng = random.Random(4)
+        shared = PastLog(store)
+        for _ in range(30):
+            start, end = sorted(rng.uniform(now - 900 * 86_400_000, now) for _ in range(2))
+            if rng.random() < 0.2:
+                start, end = end, start
+            boundary = None  # or the start's newest event, as a last visit gives it
+            if rng.random() < 0.5:
+                boundary = (await PastLog(store).at(start, rows, top)).boundary
+            fresh = PastLog(store)
+            whole = [
+                await fresh.at(start, rows, top, boundary=boundary),
+                await fresh.at(end, rows, top),
+            ]
+            pair = await shared.pair((start, boundary), end, rows, top)
+            assert [p.clamped for p in pair] == [p.clamped for p in whole]
+            if any(p.clamped for p in whole):
+                continue
+            assert sum(len(p.rows) for p in pair) <= sum(len(p.rows) for p in whole)
+            got, expected = diff(*pair), diff(*whole)
+            assert [m.id for m in got.added] == [m.id for m in expected.added]
+            assert [m.id for m in got.removed] == [m.id for m in expected.removed]
+            assert [(c.start.id, c.fields) for c in got.changed] == [
+                (c.start.id, c.fields) for c in expected.changed
+            ]
+    finally:
         await store.close()

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from store import CorruptRow, Memory, MemoryStore, fixed_clock
+from store import CorruptRow, Memory, MemoryStore, fixed_clock, past
 from store.js import parse_ms
 from store.past import PastLog
 from store.pastkeep import decode
@@ -67,7 +67,7 @@ async def agree(path: Path, shelf: Shelf, when: list[float]) -> int:
     undid on its first move."""
     store, rows, top = await opened(path)
     try:
-        kept = PastLog(store, keep=shelf)
+        kept = PastLog(store, keep=shelf, keep_from=1)
         first = await kept.at(when[0], rows, top)
         for moment in when:
             fresh = await PastLog(store).at(moment, rows, top)
@@ -168,10 +168,14 @@ def test_the_cache_directory_keeps_the_walk_keyed_and_refuses_other_bytes(
     assert cache.load() is None
 
 
-async def test_the_dashboards_dial_keeps_its_walk_for_the_next_process(realistic: Path) -> None:
+async def test_the_dashboards_dial_keeps_its_walk_for_the_next_process(
+    realistic: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The dial's walk to the start is kept in the cache directory; a second dashboard
     process adopts it and undoes no event again."""
     from memevo_tui.core.state import DashboardState
+
+    monkeypatch.setattr(past, "KEEP_FROM", 1)  # the fixture's log is short
 
     async def dial() -> int:
         state = DashboardState(realistic, clock=fixed_clock(FIXTURE_NOW))
@@ -191,10 +195,15 @@ async def test_the_dashboards_dial_keeps_its_walk_for_the_next_process(realistic
 
 
 def test_as_of_keeps_its_walk_and_the_next_run_gives_the_same_answer(
-    realistic: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    realistic: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from memevo_tui.__main__ import main
     from memevo_tui.core.recallcache import PAST
+
+    monkeypatch.setattr(past, "KEEP_FROM", 1)  # the fixture's log is short
 
     def listed(moment: str) -> str:
         assert main(["list", "--db", str(realistic), "--as-of", moment, "--json"]) == 0
@@ -208,3 +217,13 @@ def test_as_of_keeps_its_walk_and_the_next_run_gives_the_same_answer(
     assert main(["list", "--demo", "--as-of", "2000-01-01"]) in (0, 1)
     capsys.readouterr()
     assert len(list((tmp_path / "cache").rglob(PAST))) == 1  # never the demo's
+
+
+async def test_a_short_log_is_walked_again_rather_than_kept(realistic: Path) -> None:
+    store, rows, top = await opened(realistic)
+    try:
+        shelf = Shelf()
+        await PastLog(store, keep=shelf).at(0.0, rows, top)  # 246 events: under KEEP_FROM
+        assert shelf.saves == 0
+    finally:
+        await store.close()

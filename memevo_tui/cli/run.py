@@ -242,7 +242,7 @@ async def _diff(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
             raise CannotRun(f"{name}: {exc}") from None
         moments.append(now if when is None else when)
     start, end = moments  # FROM may be after TO: the change from the first to the second
-    d = diff(await store.replay(start), await store.replay(end))
+    d = diff(*await store.replay_pair(start, end))
     if args.json:
         o.json(diff_json(d))
     else:

@@ -88,10 +88,8 @@ class PastWalks:
         from store import diff
 
         log, present, top = await self.walk(store, rows, seen)
-        ends = []
-        for when, boundary in (start, (end, None)):
-            past = await log.at(when, present, top, boundary=boundary)
+        ends = await log.pair(start, end, present, top)
+        for past in ends:
             if past.clamped:
                 raise NotInLog(past.refusal())
-            ends.append(past)
-        return diff(ends[0], ends[1])
+        return diff(*ends)
