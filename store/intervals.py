@@ -134,9 +134,10 @@ class Changes:
     def slot_of(self, change: int) -> int:
         return self._slot[change]
 
-    def gone(self, change: int) -> bool:
-        """The record did not exist just before ``change``."""
-        return self._gone[change] != 0
+    @property
+    def gone_at(self) -> bytearray:
+        """Per change, 1 when the record did not exist just before it."""
+        return self._gone
 
     def changed_after(self, event: int) -> set[str]:
         """The ids of the records a change after event index ``event`` names."""

@@ -311,11 +311,15 @@ def _retimer(cls: type) -> Callable[[Any, float], Any]:
 def retimed(record: _R, when: float) -> _R:
     """``record`` with its quality taken at ``when``: ``dataclasses.replace(record,
     quality_at=when)``, in a seventh of the time."""
-    cls = type(record)
+    made: _R = retimer(type(record))(record, when)
+    return made
+
+
+def retimer(cls: type[_R]) -> Callable[[_R, float], _R]:
+    """``retimed`` for records of exactly ``cls`` (a loop over many looks it up once)."""
     retime = _RETIMERS.get(cls)
     if retime is None:
         if "__post_init__" in dir(cls):
             raise TypeError(f"{cls.__name__} has a __post_init__: retimed would skip it")
         retime = _RETIMERS[cls] = _retimer(cls)
-    made: _R = retime(record, when)
-    return made
+    return retime

@@ -79,7 +79,7 @@ from .decode import befores_fast
 from .errors import NotInLog
 from .intervals import NONE, Changes
 from .js import iso, parse_ms
-from .model import CorruptRow, Memory, Signal, StoredMemory, retimed
+from .model import CorruptRow, Memory, Signal, StoredMemory, retimer
 from .pastkeep import FORMAT, Kept, PastKeep, checksum, decode, encode, fingerprint
 from .rows import listed_from_data, loads, signal_of
 from .validate import event_problem
@@ -629,8 +629,8 @@ class PastLog:
         names was created by an event the boundary includes, and is kept)."""
         changes = self._changes
         assert changes is not None
-        versions, gone = changes.versions, changes.gone
-        missing = [c for c in first if c != NONE and versions[c] is None and not gone(c)]
+        versions, gone = changes.versions, changes.gone_at
+        missing = [c for c in first if c != NONE and versions[c] is None and not gone[c]]
         if missing:
             await self._build(missing)
             if self.after_walk is not None:  # the records built are kept as the walk's
@@ -640,6 +640,7 @@ class PastLog:
         stamps = self._stamps  # read when a confirmed record first needs them
         shown_iso = iso(shown) if math.isfinite(shown) else ""
         logged: set[str] | None = None  # read when a row created after the moment asks
+        retimers: dict[type, Callable[[Any, float], Any]] = {}  # one lookup per class
         for row, change in zip(now, first, strict=True):
             if not isinstance(row, Memory):
                 append(row)  # corrupt now: what it was cannot be read
@@ -651,7 +652,7 @@ class PastLog:
                         logged = await self._read_logged()
                     if row.id not in logged:
                         continue
-            elif gone(change):
+            elif gone[change]:
                 continue
             else:
                 was = versions[change]
@@ -660,7 +661,13 @@ class PastLog:
                 if stamps is None:
                     stamps = await self._read_stamps()
                 was = self._stamped_then(stamps, was, boundary)
-            append(retimed(was, shown) if retime else was)
+            if retime:
+                cls = type(was)
+                fn = retimers.get(cls)
+                if fn is None:
+                    fn = retimers[cls] = retimer(cls)
+                was = fn(was, shown)
+            append(was)
         return rows
 
     async def _walk(self, boundary: int) -> int:
