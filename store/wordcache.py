@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .features import ICU_AVAILABLE
 from .index import RecordWords, record_words, text_words
@@ -109,18 +110,50 @@ class WordCache:
     index's ``words_of``: a record whose fingerprint matches is read, any other is
     extracted (and kept, so ``dumps`` writes what the next process needs)."""
 
-    __slots__ = ("_checked", "_entries", "hits", "misses")
+    __slots__ = ("_checked", "_held", "_kept", "hits", "misses")
 
-    def __init__(self, entries: dict[str, tuple[str, RecordWords]] | None = None) -> None:
-        self._entries: dict[str, tuple[str, RecordWords]] = entries or {}
+    def __init__(
+        self, entries: dict[str, tuple[str, RecordWords]] | None = None, kept: _Kept | None = None
+    ) -> None:
+        self._held = entries if entries is not None or kept is not None else {}
+        self._kept = kept
+        """The bytes' columns, until a record's words are asked for one by one."""
         self._checked: dict[str, tuple[Memory, str]] = {}
         """The fingerprints ``fill`` took, by record id, with the record object they
         were taken of: the index's call for that same object does not hash it again."""
         self.hits = 0
         self.misses = 0
 
+    @property
+    def _entries(self) -> dict[str, tuple[str, RecordWords]]:
+        """Words per record id, made from the kept columns when first needed."""
+        if self._held is None:
+            assert self._kept is not None
+            self._held = self._kept.entries()
+        return self._held
+
     def __len__(self) -> int:
+        if self._held is None and self._kept is not None:
+            return len(self._kept.ids)
         return len(self._entries)
+
+    def prebuilt(self, memories: Sequence[Memory]) -> Prebuilt | None:
+        """The index's postings of ``memories`` built at once from the kept columns,
+        when they are exactly the records kept, in the same order, each with the text
+        its words were made of (else None: the index reads them one by one)."""
+        kept = self._kept
+        if kept is None or self._held is not None or len(memories) != len(kept.ids):
+            return None
+        checked = self._checked
+        for m, memory_id, mark in zip(memories, kept.ids, kept.marks, strict=True):
+            if m.id != memory_id:
+                return None
+            taken = checked.get(memory_id)
+            if (taken[1] if taken is not None and taken[0] is m else fingerprint(m)) != mark:
+                return None
+        checked.clear()
+        self.hits += len(memories)
+        return kept.postings()
 
     def _current(self, m: Memory) -> tuple[str, RecordWords | None]:
         """The record's fingerprint, and its words if the cache holds them for it."""
@@ -150,6 +183,8 @@ class WordCache:
         one); ``progress(done, total)`` after each part. How many were extracted.
         Fewer than ``POOL_MIN`` such records, or one worker, and nothing is done here
         (the index extracts them as it goes)."""
+        if self._all_kept(memories):
+            return 0  # the index builds them at once (``prebuilt``)
         entries = self._entries
         missing: list[tuple[Memory, str]] = []
         checked = self._checked
@@ -187,10 +222,26 @@ class WordCache:
                     progress(done, len(missing))
         return done
 
+    def _all_kept(self, memories: Sequence[Memory]) -> bool:
+        """The kept columns hold exactly ``memories``, in order, their texts unchanged
+        (their fingerprints are kept for ``prebuilt``)."""
+        kept = self._kept
+        if kept is None or self._held is not None or len(memories) != len(kept.ids):
+            return False
+        checked = self._checked
+        for m, memory_id, mark in zip(memories, kept.ids, kept.marks, strict=True):
+            taken = fingerprint(m)
+            checked[m.id] = (m, taken)
+            if m.id != memory_id or taken != mark:
+                return False
+        return True
+
     def keep_only(self, ids: Iterable[str]) -> None:
         """Forget the records not among ``ids`` (gone from the store)."""
         self._checked.clear()
         wanted = set(ids)
+        if self._held is None and self._kept is not None and wanted == set(self._kept.ids):
+            return  # every record kept is still there: nothing to forget
         for gone in [k for k in self._entries if k not in wanted]:
             del self._entries[gone]
 
@@ -232,10 +283,10 @@ class WordCache:
         """The cache these bytes hold, or an empty one if they are anything else (or
         were not written with ``key``)."""
         try:
-            entries = _decode(data, key)
+            kept = _decode(data, key)
         except (ValueError, TypeError, KeyError, struct.error, UnicodeDecodeError):
-            entries = None
-        return cls(entries)
+            kept = None
+        return cls(kept=kept) if kept is not None else cls()
 
 
 _HELD = {getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, n)}
@@ -312,7 +363,7 @@ def _digest(body: bytes | memoryview, key: bytes = b"") -> bytes:
     return hashlib.blake2b(body, digest_size=_DIGEST, key=key[:64]).digest()
 
 
-def _decode(data: bytes, key: bytes = b"") -> dict[str, tuple[str, RecordWords]] | None:
+def _decode(data: bytes, key: bytes = b"") -> _Kept | None:
     if not data.startswith(MAGIC):
         return None
     start = len(MAGIC) + _DIGEST
@@ -344,25 +395,117 @@ def _decode(data: bytes, key: bytes = b"") -> dict[str, tuple[str, RecordWords]]
     bounds = np.frombuffer(data, dtype="<i8", count=3 * records, offset=start + 4 * count)
     if count and (int(numbers.min()) < 0 or int(numbers.max()) >= len(words)):
         return None
-    table = [sys.intern(w) for w in words]
-    every = [table[n] for n in numbers.tolist()]
-    ends = bounds.tolist()
-    entries: dict[str, tuple[str, RecordWords]] = {}
-    at = 0
-    for r in range(records):
-        mention_end, alias_end, body_end = ends[3 * r : 3 * r + 3]
-        if not at <= mention_end <= alias_end <= count:
+    kept = _Kept(ids, marks, [sys.intern(w) for w in words], numbers, bounds.reshape(records, 3))
+    return kept if kept.starts() is not None else None
+
+
+class _Kept:
+    """The bytes' columns as read: every record's words as numbers into ``words``,
+    and three ends per record (mentions, search terms, quoted body or -1)."""
+
+    __slots__ = ("bounds", "ids", "marks", "numbers", "words")
+
+    def __init__(
+        self,
+        ids: list[str],
+        marks: list[str],
+        words: list[str],
+        numbers: npt.NDArray[np.int32],
+        bounds: npt.NDArray[np.int64],
+    ) -> None:
+        self.ids, self.marks, self.words = ids, marks, words
+        self.numbers, self.bounds = numbers, bounds
+
+    def starts(self) -> npt.NDArray[np.int64] | None:
+        """Where each record's words start (None: the ends are out of place)."""
+        records, count = len(self.ids), len(self.numbers)
+        if records == 0:
+            return np.zeros(0, dtype=np.int64) if count == 0 else None
+        mention, alias, body = self.bounds[:, 0], self.bounds[:, 1], self.bounds[:, 2]
+        ends = np.where(body == -1, alias, body)
+        starts = np.concatenate((np.zeros(1, dtype=np.int64), ends[:-1]))
+        ordered = (
+            (starts <= mention) & (mention <= alias) & (alias <= count)
+            & ((body == -1) | ((alias <= body) & (body <= count)))
+        )  # fmt: skip
+        if not bool(ordered.all()) or int(ends[-1]) != count or len(set(self.ids)) != records:
             return None
-        mentions = tuple(every[at:mention_end])
-        alias = tuple(every[mention_end:alias_end])
-        at = alias_end
-        body: tuple[str, ...] | None = None
-        if body_end != -1:
-            if not at <= body_end <= count:
-                return None
-            body = tuple(every[at:body_end])
-            at = body_end
-        entries[ids[r]] = (marks[r], (mentions, alias, body))
-    if at != count or len(entries) != records:
-        return None
-    return entries
+        return starts
+
+    def entries(self) -> dict[str, tuple[str, RecordWords]]:
+        """Each record's words, by id, as ``WordCache`` holds them."""
+        table = self.words
+        every = [table[n] for n in self.numbers.tolist()]
+        entries: dict[str, tuple[str, RecordWords]] = {}
+        at = 0
+        for r, (mention_end, alias_end, body_end) in enumerate(self.bounds.tolist()):
+            mentions = tuple(every[at:mention_end])
+            alias = tuple(every[mention_end:alias_end])
+            at = alias_end
+            body: tuple[str, ...] | None = None
+            if body_end != -1:
+                body = tuple(every[at:body_end])
+                at = body_end
+            entries[self.ids[r]] = (self.marks[r], (mentions, alias, body))
+        return entries
+
+    def postings(self) -> Prebuilt:
+        """The index's postings of every record, in the order kept, built at once: for
+        each word, the positions of the records whose words hold it (a record that
+        holds it twice, twice), as ``RecallIndex`` builds them one record at a time."""
+        starts = self.starts()
+        assert starts is not None
+        mention, alias, body = self.bounds[:, 0], self.bounds[:, 1], self.bounds[:, 2]
+        quoted = body != -1
+        ends = np.where(quoted, body, alias)
+        records = np.arange(len(self.ids), dtype=np.int32)
+        owner = np.repeat(records, ends - starts)
+        place = np.arange(len(self.numbers), dtype=np.int64)
+        in_mention = place < mention[owner]
+        in_alias = ~in_mention & (place < alias[owner])
+        in_body = ~in_mention & ~in_alias
+        sizes = np.where(quoted, body - alias, mention - starts)
+        norm = 0.8 + 0.2 * np.minimum(1.0, 12 / np.maximum(1, sizes))
+        return Prebuilt(
+            mention=self._table(in_mention, owner),
+            alias=self._table(in_alias, owner),
+            body=self._table(in_body, owner),
+            norm=norm.astype(np.float64),
+            quoted=quoted,
+        )
+
+    def _table(
+        self, chosen: npt.NDArray[np.bool_], owner: npt.NDArray[np.int32]
+    ) -> dict[str, npt.NDArray[np.int32]]:
+        numbers, owners = self.numbers[chosen], owner[chosen]
+        if not len(numbers):
+            return {}
+        order = np.argsort(numbers, kind="stable")  # each word's records, in order
+        numbers, owners = numbers[order], owners[order]
+        cuts = np.flatnonzero(np.diff(numbers)) + 1
+        firsts = np.concatenate((np.zeros(1, dtype=np.int64), cuts))
+        words = self.words
+        return {
+            words[n]: part
+            for n, part in zip(
+                numbers[firsts].tolist(), np.split(owners.astype(np.int32), cuts), strict=True
+            )
+        }
+
+
+class Prebuilt:
+    """What ``RecallIndex`` builds from records' words, built from a kept cache."""
+
+    __slots__ = ("alias", "body", "mention", "norm", "quoted")
+
+    def __init__(
+        self,
+        *,
+        mention: dict[str, npt.NDArray[np.int32]],
+        alias: dict[str, npt.NDArray[np.int32]],
+        body: dict[str, npt.NDArray[np.int32]],
+        norm: npt.NDArray[np.float64],
+        quoted: npt.NDArray[np.bool_],
+    ) -> None:
+        self.mention, self.alias, self.body = mention, alias, body
+        self.norm, self.quoted = norm, quoted

@@ -12,6 +12,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memevo_tui.core.recallcache import NAME, cache_home, indexed
@@ -284,3 +285,46 @@ async def test_the_dashboard_warns_of_a_cache_others_could_write(realistic: Path
         await until(pilot, lambda: any("writable by others" in n.message
                                        for n in notifications(app)), "the warning")  # fmt: skip
     assert stat.S_IMODE(path.stat().st_mode) == 0o600  # written again, privately
+
+
+def same_index(a: RecallIndex, b: RecallIndex) -> None:
+    """Two indexes hold the same postings and columns, value for value and type for type."""
+    for name in RecallIndex.__slots__:
+        x, y = getattr(a, name), getattr(b, name)
+        if isinstance(x, dict) and x and isinstance(next(iter(x.values())), np.ndarray):
+            assert x.keys() == y.keys(), name
+            for word, found in x.items():
+                assert found.dtype == y[word].dtype and np.array_equal(found, y[word]), (name, word)
+        elif isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype and np.array_equal(x, y), name
+        else:
+            assert x == y, name
+
+
+@pytest.mark.parametrize("fixture", ["realistic", "hostile"])
+async def test_postings_built_at_once_from_the_cache_are_those_built_record_by_record(
+    fixture: str, request: pytest.FixtureRequest
+) -> None:
+    """A cache that holds exactly the records, in order, with their texts, gives the
+    index's postings built at once (numpy): the same index as reading each record's
+    words, and the same answers. Anything else (an order, a text, a record more) reads
+    them one by one."""
+    memories = await memories_of(request.getfixturevalue(fixture))
+    quoted = replace(  # more words quoted than the 12 a record's norm counts up to
+        memories[0],
+        content='Asked "which scripts copy nightly database backups into offsite storage '
+        'buckets every sunday before maintenance windows begin?" once',
+    )
+    memories = [quoted, *memories[1:]]
+    slow = RecallIndex(memories)
+    assert slow._quoted.any()  # a body that differs from the mentions is covered
+    filled = WordCache()
+    RecallIndex(memories, filled)
+    data = filled.dumps(b"key")
+    cache = WordCache.loads(data, b"key")
+    fast = RecallIndex(memories, cache)
+    assert (cache.hits, cache.misses) == (len(memories), 0)
+    same_index(fast, slow)
+    assert answers(fast) == answers(slow)
+    for other in (memories[::-1], memories[1:], [replace(memories[1], content="other")]):
+        assert WordCache.loads(data, b"key").prebuilt(other) is None
