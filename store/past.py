@@ -431,9 +431,10 @@ class PastLog:
         assert self._changes is not None
         after = max(min(reached.boundary, ended.boundary), self._frontier_at)
         since = self._changes.changed_after(bisect.bisect_right(self._rowids, after) - 1)
-        moment = start[0]
-        if reached.exact_back_to is not None and math.isfinite(reached.exact_back_to):
-            moment = max(moment, reached.exact_back_to)
+        moment = min(start[0], end)  # the older of the two
+        broken = self._broken
+        if broken is not None and math.isfinite(broken.exact_back_to):
+            moment = max(moment, broken.exact_back_to)
         if math.isfinite(moment):
             moment_iso = iso(moment)
             since |= {

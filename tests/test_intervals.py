@@ -7,15 +7,18 @@ import gc
 import random
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from store import CorruptRow, Memory, MemoryStore, fixed_clock, intervals
 from store.intervals import NONE, Changes
-from store.js import parse_ms
+from store.js import iso, parse_ms
 
 from conftest import FIXTURE_NOW
+
+DAY = 86_400_000
 
 
 @pytest.mark.parametrize("searched_from", [0, 10**9])  # numpy's search; Python's scan
@@ -95,13 +98,18 @@ async def test_a_pair_of_moments_gives_the_diff_of_two_whole_pasts(
     store = await MemoryStore.open(path, read_only=True, clock=fixed_clock(FIXTURE_NOW))
     try:
         load = await store.load_memories()
-        rows: list[Memory | CorruptRow] = [*load.corrupt, *load.memories]
-        top = await store.last_event_rowid()
         now = parse_ms(FIXTURE_NOW) or 0.0
+        # and a record no event names (raw SQL), created within the moments asked
+        unlogged = replace(
+            load.memories[0], id="unlogged-record-00000001", created_at=iso(now - 400 * DAY)
+        )
+        rows: list[Memory | CorruptRow] = [*load.corrupt, *load.memories, unlogged]
+        top = await store.last_event_rowid()
         rng = random.Random(4)
         shared = PastLog(store)
+        seen_unlogged = 0
         for _ in range(30):
-            start, end = sorted(rng.uniform(now - 900 * 86_400_000, now) for _ in range(2))
+            start, end = sorted(rng.uniform(now - 900 * DAY, now) for _ in range(2))
             if rng.random() < 0.2:
                 start, end = end, start
             boundary = None  # or the start's newest event, as a last visit gives it
@@ -118,10 +126,12 @@ async def test_a_pair_of_moments_gives_the_diff_of_two_whole_pasts(
                 continue
             assert sum(len(p.rows) for p in pair) <= sum(len(p.rows) for p in whole)
             got, expected = diff(*pair), diff(*whole)
+            seen_unlogged += any(m.id == unlogged.id for m in (*got.added, *got.removed))
             assert [m.id for m in got.added] == [m.id for m in expected.added]
             assert [m.id for m in got.removed] == [m.id for m in expected.removed]
             assert [(c.start.id, c.fields) for c in got.changed] == [
                 (c.start.id, c.fields) for c in expected.changed
             ]
+        assert seen_unlogged or fixture == "hostile"  # every moment clamped there
     finally:
         await store.close()
