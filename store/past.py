@@ -227,6 +227,9 @@ class PastLog:
     _sums: array[int] = field(default_factory=lambda: array("q"))
     """Per event, ``pastkeep.checksum`` of its stored text (0: not undone)."""
     _kept: bool = False
+    _distrust: bool = False
+    """The kept walk was found not to be the log's: it is not read again by this log,
+    and the walk made instead replaces it."""
     """What the walks found is what ``keep`` holds (nothing to save)."""
     _rowids: array[int] = field(default_factory=lambda: array("q"))
     _moments: array[float] = field(default_factory=lambda: array("d"))
@@ -398,8 +401,8 @@ class PastLog:
         async with self._lock:
             try:
                 return await self._at(when, now, upto, boundary, retime)
-            except _Stale:  # the kept walk is not the log's: walk it afresh
-                self.keep, self._now = None, None
+            except _Stale:  # the kept walk is not the log's: walk it afresh (and keep that)
+                self._distrust, self._now = True, None
                 return await self._at(when, now, upto, boundary, retime)
 
     async def pair(
@@ -419,7 +422,7 @@ class PastLog:
             try:
                 return await self._pair(start, end, now, upto)
             except _Stale:
-                self.keep, self._now = None, None
+                self._distrust, self._now = True, None
                 return await self._pair(start, end, now, upto)
 
     async def _pair(
@@ -503,7 +506,7 @@ class PastLog:
         least = KEEP_FROM if self.keep_from is None else self.keep_from
         # A kept walk covers at least ``least`` events, so a newest rowid below that
         # has none: the keep is not even read.
-        keep = self.keep if upto >= least else None
+        keep = self.keep if upto >= least and not self._distrust else None
         kept = None if keep is None else decode(await asyncio.to_thread(keep.load))
         if kept is not None and not (0 <= kept.top <= upto):
             kept = None

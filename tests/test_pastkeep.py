@@ -150,7 +150,9 @@ async def test_a_kept_walk_that_is_no_longer_the_stores_is_dropped(
         # pi never rewrites an event (its log is append-only): a kept walk finds a
         # rewrite where it reads the event, and then walks the log afresh.
         when = [rewritten, *when]
+    saves = shelf.saves
     assert await agree(realistic, shelf, when) > 0  # walked, not adopted
+    assert shelf.saves == saves + 1  # and the walk made instead is kept in its place
 
 
 def test_the_cache_directory_keeps_the_walk_keyed_and_refuses_other_bytes(
