@@ -229,3 +229,36 @@ async def test_a_short_log_is_walked_again_rather_than_kept(realistic: Path) -> 
         assert shelf.saves == 0
     finally:
         await store.close()
+
+
+async def test_the_turns_replay_keeps_its_walk_and_answers_the_same_from_it(
+    realistic: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Turns view's replay walks the log on a connection of its own: its walk is
+    kept too, and a replay from the kept walk gives every turn as the first did."""
+    from memevo_tui.core.recallcache import PAST, SessionIndexCache
+    from memevo_tui.core.turnlog import load_turns
+
+    from conftest import FIXTURES
+
+    monkeypatch.setattr(past, "KEEP_FROM", 1)  # the fixture's log is short
+
+    async def replayed() -> list[Any]:
+        found = await load_turns(
+            realistic, fixed_clock(FIXTURE_NOW), FIXTURES / "sessions", SessionIndexCache()
+        )
+        return [(s.key, [(t.prompt.entry_id, t.then, t.now) for t in s.turns]) for s in found]
+
+    from memevo_tui.core.recallcache import PastCache
+
+    first = await replayed()  # walks back to the oldest prompt only: nothing kept
+    assert not list((tmp_path / "cache").rglob(PAST))
+    (next((tmp_path / "cache").rglob("turns.json"))).unlink()  # replayed, not remembered
+    store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
+    try:  # as --as-of does: the whole log walked, and kept
+        store.past_keep = PastCache(realistic)
+        await store.replay(0.0)
+    finally:
+        await store.close()
+    assert list((tmp_path / "cache").rglob(PAST))
+    assert await replayed() == first  # replayed again, from the kept walk

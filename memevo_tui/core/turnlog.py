@@ -84,6 +84,10 @@ async def load_turns(
         if early is not None and shown is not None:
             early(_by_session(sessions, shown))
     store = await MemoryStore.open(db_path, read_only=True, clock=clock)
+    if cache is not None:  # the walk of the whole log, kept as the dial's is
+        from .recallcache import PastCache
+
+        store.past_keep = PastCache(db_path)
     try:
         turns = await replay_turns(store, prompts, memo, progress)
     finally:
