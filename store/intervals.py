@@ -49,6 +49,7 @@ class Changes:
         "_slot",
         "_sorted",
         "stamps",
+        "unbuilt",
         "versions",
     )
 
@@ -66,6 +67,8 @@ class Changes:
         """Each change's ``before``, typed (None when it was null, or not built yet)."""
         self.stamps: list[str | None] = []
         """The confirmation stamp (``reinforcedAt``) each change's ``after`` wrote."""
+        self.unbuilt = 0
+        """How many changes of a record (not a creation) have no typed ``before`` yet."""
         self._sorted: tuple[Any, Any, Any] | None = None
         self._asked: tuple[int, int, Any, Sequence[str]] | None = None
         """The ids last asked about (by identity, held so it stays theirs), with how
@@ -113,6 +116,7 @@ class Changes:
         self._slot.frombytes(slot)
         self._gone.extend(gone)
         self.versions.extend([None] * len(kept))
+        self.unbuilt += len(gone) - sum(gone)
         self.stamps.extend(stamps)
         self._sorted = None
 

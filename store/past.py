@@ -607,6 +607,7 @@ class PastLog:
                 befores = _parsed(raw)["before"]
                 for change in by_event[event]:
                     changes.versions[change] = self.typed(befores[changes.slot_of(change)], 0.0)
+                    changes.unbuilt -= 1
 
     def _first_after(self, now: Sequence[Row], rowid: int) -> list[int]:
         """Each row's oldest change after the event at ``rowid`` (``NONE``: none)."""
@@ -615,9 +616,12 @@ class PastLog:
         event = bisect.bisect_right(self._rowids, rowid) - 1
         if not len(changes):
             return [NONE] * len(now)
-        if self._indexed is None or self._indexed[0] is not now:
-            self._indexed = (now, [r.id for r in now])
-        return changes.first_after(self._indexed[1], event)
+        held = self._indexed
+        # The dashboard hands in a new list of the same rows each move: the same rows,
+        # compared one by one (by identity first), keep the ids made for them.
+        if held is None or (held[0] is not now and held[0] != now):
+            held = self._indexed = (now, [r.id for r in now])
+        return changes.first_after(held[1], event)
 
     async def _rows(
         self,
@@ -634,7 +638,9 @@ class PastLog:
         changes = self._changes
         assert changes is not None
         versions, gone = changes.versions, changes.gone_at
-        missing = [c for c in first if c != NONE and versions[c] is None and not gone[c]]
+        missing: list[int] = []
+        if changes.unbuilt:  # some changes a kept walk found have no record yet
+            missing = [c for c in first if c != NONE and versions[c] is None and not gone[c]]
         if missing:
             await self._build(missing)
             if self.after_walk is not None:  # the records built are kept as the walk's
