@@ -165,14 +165,18 @@ class _Postings:
                     table[word] = [i]
                 else:
                     bucket.append(i)
+        columns.norm.append(0.8 + 0.2 * min(1.0, 12 / max(1, len(body))))
+        columns.quoted.append(quoted)
+        self.place(m, columns, origins)
+
+    def place(self, m: Memory, columns: _Columns, origins: dict[str, int]) -> None:
+        """The record's origin and the columns that do not depend on its words."""
         origin = origins.get(m.scope)
         if origin is None:
             origin = origins[m.scope] = len(origins)
             for word in origin_words(m.scope):
                 self.origin.setdefault(word, []).append(origin)
-        columns.norm.append(0.8 + 0.2 * min(1.0, 12 / max(1, len(body))))
         columns.origin_of.append(origin)
-        columns.quoted.append(quoted)
         columns.put(m)
 
 
@@ -241,51 +245,23 @@ class RecallIndex:
         listed = list(memories)
         prebuilt = getattr(words_of, "prebuilt", None)  # a word cache's, built at once
         parts = prebuilt(listed) if callable(prebuilt) else None
-        if parts is not None:
-            self._from_prebuilt(listed, parts)
-            return
         postings = _Postings(words_of)
         columns = _Columns.empty()
         origins: dict[str, int] = {}
         for i, m in enumerate(listed):
-            postings.add(i, m, columns, origins)
+            if parts is None:
+                postings.add(i, m, columns, origins)
+            else:  # its words are in ``parts``: only the rest of its columns here
+                postings.place(m, columns, origins)
         self._memories = listed
         self._moment = None
         self._by_id = {m.id: i for i, m in enumerate(listed)}
         self._origins = origins
         self._set(postings, columns, np.ones(len(listed), dtype=np.bool_), None)
-        self._requalify()
-
-    def _from_prebuilt(self, listed: list[Memory], parts: Any) -> None:
-        """The index of ``listed`` whose postings, norms and quoted flags ``parts``
-        (``wordcache.Prebuilt``) holds already: only the columns that depend on each
-        record but not on its words are built here, one record at a time."""
-        columns = _Columns.empty()
-        origins: dict[str, int] = {}
-        origin_words_of: dict[str, list[int]] = {}
-        for m in listed:
-            origin = origins.get(m.scope)
-            if origin is None:
-                origin = origins[m.scope] = len(origins)
-                for word in origin_words(m.scope):
-                    origin_words_of.setdefault(word, []).append(origin)
-            columns.origin_of.append(origin)
-            columns.put(m)
-        self._memories = listed
-        self._moment = None
-        self._by_id = {m.id: i for i, m in enumerate(listed)}
-        self._origins = origins
-        self._mention, self._alias, self._body = parts.mention, parts.alias, parts.body
-        self._origin = _arrays(origin_words_of)
-        self._norm = np.asarray(parts.norm, dtype=np.float64)
-        self._factor = np.array(columns.factor, dtype=np.float64)
-        self._updated = np.array(columns.updated, dtype=np.float64)
-        self._pinned = np.array(columns.pinned, dtype=np.bool_)
-        self._dormant = np.array(columns.dormant, dtype=np.bool_)
-        self._excluded = np.array(columns.excluded, dtype=np.int8)
-        self._origin_of = np.array(columns.origin_of, dtype=np.int32)
-        self._quoted = np.asarray(parts.quoted, dtype=np.bool_)
-        self._alive = np.ones(len(listed), dtype=np.bool_)
+        if parts is not None:  # ``wordcache.Prebuilt``: postings, norms and quoted flags
+            self._mention, self._alias, self._body = parts.mention, parts.alias, parts.body
+            self._norm = np.asarray(parts.norm, dtype=np.float64)
+            self._quoted = np.asarray(parts.quoted, dtype=np.bool_)
         self._requalify()
 
     def _set(
