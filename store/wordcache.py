@@ -115,7 +115,7 @@ class WordCache:
     def __init__(
         self, entries: dict[str, tuple[str, RecordWords]] | None = None, kept: _Kept | None = None
     ) -> None:
-        self._held = entries if entries is not None or kept is not None else {}
+        self._held = entries if entries is not None else None if kept is not None else {}
         self._kept = kept
         """The bytes' columns, until a record's words are asked for one by one."""
         self._checked: dict[str, tuple[Memory, str]] = {}
@@ -142,16 +142,9 @@ class WordCache:
         when they are exactly the records kept, in the same order, each with the text
         its words were made of (else None: the index reads them one by one)."""
         kept = self._kept
-        if kept is None or self._held is not None or len(memories) != len(kept.ids):
+        if kept is None or not self._all_kept(memories):
             return None
-        checked = self._checked
-        for m, memory_id, mark in zip(memories, kept.ids, kept.marks, strict=True):
-            if m.id != memory_id:
-                return None
-            taken = checked.get(memory_id)
-            if (taken[1] if taken is not None and taken[0] is m else fingerprint(m)) != mark:
-                return None
-        checked.clear()
+        self._checked.clear()
         self.hits += len(memories)
         return kept.postings()
 
@@ -230,9 +223,10 @@ class WordCache:
             return False
         checked = self._checked
         for m, memory_id, mark in zip(memories, kept.ids, kept.marks, strict=True):
-            taken = fingerprint(m)
-            checked[m.id] = (m, taken)
-            if m.id != memory_id or taken != mark:
+            taken = checked.get(m.id)
+            if taken is None or taken[0] is not m:  # each record hashed once (``fill``)
+                taken = checked[m.id] = (m, fingerprint(m))
+            if m.id != memory_id or taken[1] != mark:
                 return False
         return True
 
@@ -395,15 +389,38 @@ def _decode(data: bytes, key: bytes = b"") -> _Kept | None:
     bounds = np.frombuffer(data, dtype="<i8", count=3 * records, offset=start + 4 * count)
     if count and (int(numbers.min()) < 0 or int(numbers.max()) >= len(words)):
         return None
-    kept = _Kept(ids, marks, [sys.intern(w) for w in words], numbers, bounds.reshape(records, 3))
-    return kept if kept.starts() is not None else None
+    bounds = bounds.reshape(records, 3)
+    starts = _starts(ids, len(numbers), bounds)
+    if starts is None:
+        return None
+    return _Kept(ids, marks, [sys.intern(w) for w in words], numbers, bounds, starts)
+
+
+def _starts(
+    ids: list[str], count: int, bounds: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64] | None:
+    """Where each record's words start (None: the ends are out of place, or an id is
+    there twice)."""
+    records = len(ids)
+    if records == 0:
+        return np.zeros(0, dtype=np.int64) if count == 0 else None
+    mention, alias, body = bounds[:, 0], bounds[:, 1], bounds[:, 2]
+    ends = np.where(body == -1, alias, body)
+    starts = np.concatenate((np.zeros(1, dtype=np.int64), ends[:-1]))
+    ordered = (
+        (starts <= mention) & (mention <= alias) & (alias <= count)
+        & ((body == -1) | ((alias <= body) & (body <= count)))
+    )  # fmt: skip
+    if not bool(ordered.all()) or int(ends[-1]) != count or len(set(ids)) != records:
+        return None
+    return starts
 
 
 class _Kept:
     """The bytes' columns as read: every record's words as numbers into ``words``,
     and three ends per record (mentions, search terms, quoted body or -1)."""
 
-    __slots__ = ("bounds", "ids", "marks", "numbers", "words")
+    __slots__ = ("bounds", "ids", "marks", "numbers", "starts", "words")
 
     def __init__(
         self,
@@ -412,25 +429,11 @@ class _Kept:
         words: list[str],
         numbers: npt.NDArray[np.int32],
         bounds: npt.NDArray[np.int64],
+        starts: npt.NDArray[np.int64],
     ) -> None:
         self.ids, self.marks, self.words = ids, marks, words
-        self.numbers, self.bounds = numbers, bounds
-
-    def starts(self) -> npt.NDArray[np.int64] | None:
-        """Where each record's words start (None: the ends are out of place)."""
-        records, count = len(self.ids), len(self.numbers)
-        if records == 0:
-            return np.zeros(0, dtype=np.int64) if count == 0 else None
-        mention, alias, body = self.bounds[:, 0], self.bounds[:, 1], self.bounds[:, 2]
-        ends = np.where(body == -1, alias, body)
-        starts = np.concatenate((np.zeros(1, dtype=np.int64), ends[:-1]))
-        ordered = (
-            (starts <= mention) & (mention <= alias) & (alias <= count)
-            & ((body == -1) | ((alias <= body) & (body <= count)))
-        )  # fmt: skip
-        if not bool(ordered.all()) or int(ends[-1]) != count or len(set(self.ids)) != records:
-            return None
-        return starts
+        self.numbers, self.bounds, self.starts = numbers, bounds, starts
+        """``starts``: where each record's words start (``_starts``)."""
 
     def entries(self) -> dict[str, tuple[str, RecordWords]]:
         """Each record's words, by id, as ``WordCache`` holds them."""
@@ -453,8 +456,7 @@ class _Kept:
         """The index's postings of every record, in the order kept, built at once: for
         each word, the positions of the records whose words hold it (a record that
         holds it twice, twice), as ``RecallIndex`` builds them one record at a time."""
-        starts = self.starts()
-        assert starts is not None
+        starts = self.starts
         mention, alias, body = self.bounds[:, 0], self.bounds[:, 1], self.bounds[:, 2]
         quoted = body != -1
         ends = np.where(quoted, body, alias)
