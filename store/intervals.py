@@ -70,9 +70,9 @@ class Changes:
         self.unbuilt = 0
         """How many changes of a record (not a creation) have no typed ``before`` yet."""
         self._sorted: tuple[Any, Any, Any] | None = None
-        self._asked: tuple[int, int, Any, Sequence[str]] | None = None
-        """The ids last asked about (by identity, held so it stays theirs), with how
-        many records were known then, and each one's record index."""
+        self._asked: tuple[Sequence[str], int, Any] | None = None
+        """The ids last asked about (compared by identity), with how many records were
+        known then, and each one's record index."""
 
     def __len__(self) -> int:
         return len(self._event)
@@ -143,6 +143,19 @@ class Changes:
         """Per change, 1 when the record did not exist just before it."""
         return self._gone
 
+    def stamps_by_record(self, rowids: Sequence[int]) -> dict[str, tuple[list[int], list[object]]]:
+        """Per record, the rowids (``rowids``: by event index) of the changes to it,
+        oldest first, and the stamp each wrote: what ``PastLog`` reads from the log
+        otherwise, given by a walk of all of it."""
+        names = list(self._ids)
+        events, recs, stamps = self._event, self._rec, self.stamps
+        found: dict[str, tuple[list[int], list[object]]] = {}
+        for i in sorted(range(len(events)), key=events.__getitem__):
+            kept = found.setdefault(names[recs[i]], ([], []))
+            kept[0].append(rowids[events[i]])
+            kept[1].append(stamps[i])
+        return found
+
     def changed_after(self, event: int) -> set[str]:
         """The ids of the records a change after event index ``event`` names."""
         recs = {rec for at, rec in zip(self._event, self._rec, strict=True) if at > event}
@@ -181,19 +194,17 @@ class Changes:
             key = rec[order] * self._size + ev[order] + 1
             self._sorted = (key, order, rec[order])
         key, order, rec_sorted = self._sorted
-        asked = (
-            self._asked[2]
-            if self._asked and self._asked[:2] == (id(records), len(self._ids))
-            else None
-        )
-        if asked is None:  # each row's record index, kept while they and the records hold
+        held = self._asked
+        if held is not None and held[0] is records and held[1] == len(self._ids):
+            asked = held[2]
+        else:  # each row's record index, kept while they and the records known hold
             ids = self._ids
             asked = np.fromiter(
                 (ids.get(record_id, NONE) for record_id in records),
                 dtype=np.int64,
                 count=len(records),
             )
-            self._asked = (id(records), len(self._ids), asked, records)
+            self._asked = (records, len(self._ids), asked)
         probe = asked * self._size + (event + 1)
         pos = np.searchsorted(key, probe, side="right")
         inside = np.minimum(pos, len(key) - 1)

@@ -57,8 +57,8 @@ Kept between processes
     next process adopts it only if the records as of its newest event (the rows now,
     with any events since undone and checked as usual) have the fingerprint kept;
     every event whose ``before`` it then builds must have the checksum kept. This
-    rests on the log being append-only (§7, invariant 19): an event rewritten by hand is found
-    where the walk reads it, and then the whole log is walked afresh.
+    rests on the log being append-only (§7, invariant 19): an event rewritten by hand
+    is found where the walk reads it, and then the whole log is walked afresh.
 """
 
 from __future__ import annotations
@@ -68,9 +68,9 @@ import bisect
 import gc
 import math
 from array import array
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -88,6 +88,7 @@ Typed = Callable[[dict[str, Any], float], Memory]
 """How a record dict from an event becomes a typed record (listed, or with its stored object)."""
 
 Row = Memory | CorruptRow
+_T = TypeVar("_T")
 
 UNLOGGED_JSON = ("sourceEntryId", "evidence", "reinforcedAt")
 """Record fields pi changes without an event, as the stored record names them."""
@@ -118,8 +119,6 @@ a kept walk fingerprints every record, which at 100,000 records takes longer."""
 
 READ_CHUNK = 2_000
 """Events read from SQLite at a time by a walk."""
-
-_GONE = None  # a record that did not exist yet
 
 
 def _same_signal(signal: Signal | None, feedback: Any, slot: str) -> bool:
@@ -227,10 +226,10 @@ class PastLog:
     _sums: array[int] = field(default_factory=lambda: array("q"))
     """Per event, ``pastkeep.checksum`` of its stored text (0: not undone)."""
     _kept: bool = False
+    """What the walks found is what ``keep`` holds (nothing to save)."""
     _distrust: bool = False
     """The kept walk was found not to be the log's: it is not read again by this log,
     and the walk made instead replaces it."""
-    """What the walks found is what ``keep`` holds (nothing to save)."""
     _rowids: array[int] = field(default_factory=lambda: array("q"))
     _moments: array[float] = field(default_factory=lambda: array("d"))
     _taken: array[float] = field(default_factory=lambda: array("d"))
@@ -261,7 +260,8 @@ class PastLog:
     async def _read_stamps(self) -> dict[str, tuple[list[int], list[object]]]:
         """Each record's confirmation stamp as every event wrote it (one statement)."""
         if self._stamps is None and self._complete:
-            self._stamps = self._changes_stamps()
+            assert self._changes is not None
+            self._stamps = self._changes.stamps_by_record(self._rowids)
         if self._stamps is None:
             rows = await self.store.query(
                 "SELECT e.rowid, json_extract(j.value, '$.id'), "
@@ -295,26 +295,15 @@ class PastLog:
         return self._logged
 
     @property
+    def _least(self) -> int:
+        """The fewest events a log holds for its walk to be kept."""
+        return KEEP_FROM if self.keep_from is None else self.keep_from
+
+    @property
     def _complete(self) -> bool:
         """The walks undid every event of the log: the changes name every record an
         event names, with every stamp written."""
         return self._broken is None and self._frontier_at == 0 and self._changes is not None
-
-    def _changes_stamps(self) -> dict[str, tuple[list[int], list[object]]]:
-        """``_read_stamps``'s answer from the changes of a complete walk."""
-        changes = self._changes
-        assert changes is not None
-        ids, event_bytes, rec_bytes, _, _, stamps = changes.columns()
-        event, rec = array("i"), array("i")
-        event.frombytes(event_bytes)
-        rec.frombytes(rec_bytes)
-        rowids = self._rowids
-        found: dict[str, tuple[list[int], list[object]]] = {}
-        for i in sorted(range(len(event)), key=event.__getitem__):
-            kept = found.setdefault(ids[rec[i]], ([], []))
-            kept[0].append(rowids[event[i]])
-            kept[1].append(stamps[i])
-        return found
 
     def _stamped_then(
         self, stamps: dict[str, tuple[list[int], list[object]]], record: Memory, boundary: int
@@ -399,11 +388,7 @@ class PastLog:
         records keep the moment they carry (a reader that takes their quality at
         ``when`` itself, as the turns replay's moving index does, skips a copy of each)."""
         async with self._lock:
-            try:
-                return await self._at(when, now, upto, boundary, retime)
-            except _Stale:  # the kept walk is not the log's: walk it afresh (and keep that)
-                self._distrust, self._now = True, None
-                return await self._at(when, now, upto, boundary, retime)
+            return await self._unless_stale(lambda: self._at(when, now, upto, boundary, retime))
 
     async def pair(
         self,
@@ -419,20 +404,24 @@ class PastLog:
         other record twice (at 100,000 records, a last visit's diff with a few events
         since builds a few records, not 200,000)."""
         async with self._lock:
-            try:
-                return await self._pair(start, end, now, upto)
-            except _Stale:
-                self._distrust, self._now = True, None
-                return await self._pair(start, end, now, upto)
+            return await self._unless_stale(lambda: self._pair(start, end, now, upto))
+
+    async def _unless_stale(self, read: Callable[[], Awaitable[_T]]) -> _T:
+        """``read()``; when the kept walk proves not to be the log's, ``read()`` again
+        on a walk made afresh (which then replaces it)."""
+        try:
+            return await read()
+        except _Stale:
+            self._distrust, self._now = True, None
+            return await read()
 
     async def _pair(
         self, start: tuple[float, int | None], end: float, now: Sequence[Row], upto: int
     ) -> tuple[Past, Past]:
-        nothing: frozenset[str] = frozenset()
-        reached = await self._at(start[0], now, upto, start[1], True, nothing)
-        ended = await self._at(end, now, upto, None, True, nothing)
+        started, undone_start = await self._reach(start[0], now, upto, start[1])
+        ended, undone_end = await self._reach(end, now, upto, None)
         assert self._changes is not None
-        after = max(min(reached.boundary, ended.boundary), self._frontier_at)
+        after = max(min(started, ended), self._frontier_at)
         since = self._changes.changed_after(bisect.bisect_right(self._rowids, after) - 1)
         moment = min(start[0], end)  # the older of the two
         broken = self._broken
@@ -447,7 +436,7 @@ class PastLog:
             }
         first = await self._at(start[0], now, upto, start[1], True, since)
         last = await self._at(end, now, upto, None, True, since)
-        return replace(first, undone=reached.undone), replace(last, undone=ended.undone)
+        return replace(first, undone=undone_start), replace(last, undone=undone_end)
 
     async def _at(
         self,
@@ -458,16 +447,7 @@ class PastLog:
         retime: bool,
         only: Collection[str] | None = None,
     ) -> Past:
-        undone = 0
-        if self._now is None or self._top != upto:
-            undone = await self._start(now, upto)
-        boundary = self._boundary(when) if boundary is None else min(boundary, upto)
-        if boundary < self._frontier_at and self._broken is None:
-            undone += await self._walk(boundary)
-            if self.after_walk is not None:
-                self.after_walk(undone)
-        if not self._kept and (self._complete or self._broken is not None):
-            await self._save()
+        boundary, undone = await self._reach(when, now, upto, boundary)
         broken = self._broken
         # Below a break, the records are as at the break (and the reader refuses them).
         first = self._first_after(now, max(boundary, self._frontier_at))
@@ -479,8 +459,8 @@ class PastLog:
         collecting = gc.isenabled()
         gc.disable()
         if only is not None:  # the records asked for alone
-            kept = [(r, c) for r, c in zip(now, first, strict=True) if r.id in only]
-            now, first = [r for r, _ in kept], [c for _, c in kept]
+            asked = [(r, c) for r, c in zip(now, first, strict=True) if r.id in only]
+            now, first = [r for r, _ in asked], [c for _, c in asked]
         try:
             rows = await self._rows(now, first, boundary, shown, retime)
         finally:
@@ -495,6 +475,24 @@ class PastLog:
             undone=undone,
         )
 
+    async def _reach(
+        self, when: float, now: Sequence[Row], upto: int, boundary: int | None
+    ) -> tuple[int, int]:
+        """Walk back as far as ``when`` needs (or ``boundary``: just after that event),
+        keeping the walk once it reaches the start of the log or a break: the boundary,
+        and how many events were undone to reach it."""
+        undone = 0
+        if self._now is None or self._top != upto:
+            undone = await self._start(now, upto)
+        boundary = self._boundary(when) if boundary is None else min(boundary, upto)
+        if boundary < self._frontier_at and self._broken is None:
+            undone += await self._walk(boundary)
+            if self.after_walk is not None:
+                self.after_walk(undone)
+        if not self._kept and (self._complete or self._broken is not None):
+            await self._save()
+        return boundary, undone
+
     async def _start(self, now: Sequence[Row], upto: int) -> int:
         """Begin again from ``now``, as of event ``upto``: from the kept walk where it
         is still the store's (the events since undone and checked first), else from
@@ -503,10 +501,9 @@ class PastLog:
         self._frontier, self._broken, self._indexed = {}, None, None
         self._stamps = self._logged = None
         self._kept = False
-        least = KEEP_FROM if self.keep_from is None else self.keep_from
-        # A kept walk covers at least ``least`` events, so a newest rowid below that
+        # A kept walk covers at least ``_least`` events, so a newest rowid below that
         # has none: the keep is not even read.
-        keep = self.keep if upto >= least and not self._distrust else None
+        keep = self.keep if upto >= self._least and not self._distrust else None
         kept = None if keep is None else decode(await asyncio.to_thread(keep.load))
         if kept is not None and not (0 <= kept.top <= upto):
             kept = None
@@ -557,10 +554,8 @@ class PastLog:
         self._kept = True
         if self.keep is None or self._changes is None or self._now is None:
             return
-        least = KEEP_FROM if self.keep_from is None else self.keep_from
-        if len(self._rowids) < least:  # walked again in less time than adopting takes
+        if len(self._rowids) < self._least:  # walked again in less time than adopting
             return
-
         ids, event, rec, slot, gone, stamps = self._changes.columns()
         broken = self._broken
         kept = Kept(
