@@ -196,11 +196,11 @@ def _leave(signum: int, _frame: object) -> None:
 def _keeping_past(store: MemoryStore, path: Path, *, demo: bool) -> MemoryStore:
     """``store``, its walk of the whole event log kept in the cache directory for the
     next ``--as-of`` (not the demo's, a temporary copy)."""
-    if not demo:
-        from .core.recallcache import PastCache
+    if demo:
+        return store
+    from .core.recallcache import keeping_past
 
-        store.past_keep = PastCache(path)
-    return store
+    return keeping_past(store, path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from .appstate import AppState
 
 if TYPE_CHECKING:
-    from store import Memory, RecallIndex
+    from store import Memory, MemoryStore, RecallIndex
 
 NAME = "recall-words.bin"
 KEY = "cache.key"
@@ -141,15 +141,12 @@ class TurnCache:
         self._key = secret(store_path)
         self._entries: dict[str, dict[str, Any]] = {}
         self._dirty = False
-        data = self._place.read_bytes(TURNS, TURNS_LIMIT) if self._key else None
-        if data and self._key and len(data) > 32:
-            mac, body = data[:32], data[32:]
-            good = hmac.new(self._key, body, hashlib.sha256).digest()
-            if hmac.compare_digest(mac, good):
-                with contextlib.suppress(ValueError):
-                    loaded = json.loads(body)
-                    if isinstance(loaded, dict):
-                        self._entries = loaded
+        body = _unsigned(self._key, self._place.read_bytes(TURNS, TURNS_LIMIT))
+        if body is not None:
+            with contextlib.suppress(ValueError):
+                loaded = json.loads(body)
+                if isinstance(loaded, dict):
+                    self._entries = loaded
 
     def get(self, key: str) -> dict[str, Any] | None:
         found = self._entries.get(key)
@@ -163,9 +160,23 @@ class TurnCache:
         if not self._dirty or not self._key:
             return
         body = json.dumps(self._entries, separators=(",", ":"), ensure_ascii=False).encode()
-        mac = hmac.new(self._key, body, hashlib.sha256).digest()
-        self._place.write_bytes(TURNS, mac + body)
+        self._place.write_bytes(TURNS, _signed(self._key, body))
         self._dirty = False
+
+
+def _signed(key: bytes, body: bytes) -> bytes:
+    """``body`` with its HMAC (the store's secret) before it."""
+    return hmac.new(key, body, hashlib.sha256).digest() + body
+
+
+def _unsigned(key: bytes | None, data: bytes | None) -> bytes | None:
+    """The body of ``_signed`` bytes whose HMAC checks out with ``key`` (else None:
+    missing, cut short, written by anyone without the key, or changed by hand)."""
+    if not key or not data or len(data) <= 32:
+        return None
+    mac, body = data[:32], data[32:]
+    good = hmac.new(key, body, hashlib.sha256).digest()
+    return body if hmac.compare_digest(mac, good) else None
 
 
 PAST = "past.bin"
@@ -184,15 +195,18 @@ class PastCache:
 
     def load(self) -> bytes | None:
         key = secret(self._path)
-        data = AppState(self._path, root=cache_home()).read_bytes(PAST, PAST_LIMIT)
-        if not key or not data or len(data) <= 32:
+        if not key:
             return None
-        mac, body = data[:32], data[32:]
-        good = hmac.new(key, body, hashlib.sha256).digest()
-        return body if hmac.compare_digest(mac, good) else None
+        return _unsigned(key, AppState(self._path, root=cache_home()).read_bytes(PAST, PAST_LIMIT))
 
     def save(self, data: bytes) -> None:
         key = secret(self._path)
         if key:
-            mac = hmac.new(key, data, hashlib.sha256).digest()
-            AppState(self._path, root=cache_home()).write_bytes(PAST, mac + data)
+            AppState(self._path, root=cache_home()).write_bytes(PAST, _signed(key, data))
+
+
+def keeping_past(store: MemoryStore, store_path: Path) -> MemoryStore:
+    """``store``, its walk of the whole event log kept in the cache directory
+    (``PastCache``): what the dial, the Turns replay and ``--as-of`` each open with."""
+    store.past_keep = PastCache(store_path)
+    return store

@@ -85,9 +85,9 @@ async def load_turns(
             early(_by_session(sessions, shown))
     store = await MemoryStore.open(db_path, read_only=True, clock=clock)
     if cache is not None:  # the walk of the whole log, kept as the dial's is
-        from .recallcache import PastCache
+        from .recallcache import keeping_past
 
-        store.past_keep = PastCache(db_path)
+        keeping_past(store, db_path)
     try:
         turns = await replay_turns(store, prompts, memo, progress)
     finally:

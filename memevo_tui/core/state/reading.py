@@ -74,9 +74,9 @@ class StoreReader:
                     new_id=self.new_id,
                 )
                 if self.keep_past:
-                    from ..recallcache import PastCache
+                    from ..recallcache import keeping_past
 
-                    self.store.past_keep = PastCache(self.db_path)
+                    keeping_past(self.store, self.db_path)
             return self.store
 
     async def prefetch(self) -> None:
