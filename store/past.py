@@ -528,7 +528,7 @@ class PastLog:
         overlay, now = self._frontier, self._now
         then: list[Row] = [r for i, r in overlay.items() if r is not None]
         then += [r for i, r in now.items() if i not in overlay]
-        if fingerprint(then) != kept.rows:
+        if fingerprint(then, LOGGED) != kept.rows:
             return False
         event = np.frombuffer(kept.event, dtype=np.int32)
         rec = np.frombuffer(kept.rec, dtype=np.int32)
@@ -561,7 +561,7 @@ class PastLog:
         kept = Kept(
             format=FORMAT,
             top=self._top,
-            rows=fingerprint(self._now.values()),
+            rows=fingerprint(self._now.values(), LOGGED),
             rowids=self._rowids.tobytes(),
             moments=self._moments.tobytes(),
             sums=self._sums.tobytes(),

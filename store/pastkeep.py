@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from operator import attrgetter
 from typing import Protocol
 
 import msgspec
@@ -32,7 +33,7 @@ import orjson
 
 from .model import CorruptRow, Memory
 
-FORMAT = 2
+FORMAT = 3
 """The layout below; a kept walk of another layout is ignored."""
 
 
@@ -85,32 +86,15 @@ def checksum(raw: object) -> int:
     return (len(data) << 32) | zlib.crc32(data)
 
 
-def fingerprint(rows: Iterable[Memory | CorruptRow]) -> bytes:
-    """The records, on every field the log records, in id order, hashed: two sets of
-    rows with the same fingerprint lead the same walk to the same answers. Hashed a
-    record at a time (one text of them all would hold every record's text again)."""
+def fingerprint(rows: Iterable[Memory | CorruptRow], logged: Sequence[str]) -> bytes:
+    """The records, on their id and every field the log records (``logged``), in id
+    order, hashed: two sets of rows with the same fingerprint lead the same walk to the
+    same answers. Hashed a record at a time (one text of them all would hold every
+    record's text again)."""
     h = hashlib.blake2b(digest_size=16)
-    update, dumps = h.update, orjson.dumps
+    update, dumps, fields = h.update, orjson.dumps, attrgetter("id", *logged)
     for r in sorted(rows, key=_id):
-        if isinstance(r, Memory):
-            item: tuple[object, ...] = (
-                r.id,
-                r.kind,
-                r.content,
-                r.scope,
-                r.created_at,
-                r.updated_at,
-                r.revision,
-                r.layer,
-                r.status,
-                r.utility,
-                r.accuracy,
-                r.search_terms,
-                r.suppressed_hashes,
-            )
-        else:
-            item = (r.id, "corrupt")
-        update(dumps(item))
+        update(dumps(fields(r) if isinstance(r, Memory) else (r.id, "corrupt")))
         update(b"\n")
     return h.digest()
 
