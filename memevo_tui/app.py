@@ -9,7 +9,7 @@ other connections, and holds the keymap, help and the command palette.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -17,6 +17,7 @@ from textual import events, work
 from textual.app import App
 from textual.binding import BindingType
 from textual.driver import Driver
+from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 
 from store import LONE_SURROGATE, Clock, Memory, MemoryLoad, Replaced, StoreError, system_clock
@@ -42,6 +43,7 @@ from .screens.dashboard import Dashboard
 from .term.keys import reopen_hint
 from .term.terminal import leave_on_signals
 from .term.typeahead import run_binding_now, split_alt
+from .widgets.inert import InertText
 
 
 class MemevoApp(App[None]):
@@ -87,6 +89,12 @@ class MemevoApp(App[None]):
         self._user_keymap, unusable = check_keymap(keymap, scopes()) if keymap else ({}, [])
         self._keymap_problems = problems + unusable
         self.sub_title = self.short_path
+        self._inert = InertText()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then ``InertText``: no drawn text reaches the terminal as
+        a control sequence, whatever a widget let through."""
+        return [*super().get_line_filters(), self._inert]
 
     def show_title(self) -> None:
         """The title bar: the store, read-only and why, and the project scope (when it is

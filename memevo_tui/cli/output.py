@@ -6,7 +6,7 @@ import shutil
 import sys
 from typing import TextIO
 
-from ..core.text import one_line, safe_json
+from ..core.text import one_line, plain_lines, safe_json
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -29,11 +29,24 @@ class Output:
         self.width: int | None = shutil.get_terminal_size((120, 24)).columns if self.tty else None
 
     def line(self, text: str = "") -> None:
-        self.out.write(text + "\n")
+        """A line of output. Whatever it quotes (store text, a session file's ids and
+        paths), no control, bidi or invisible character reaches the terminal: each is
+        shown visibly, here, whatever the caller did."""
+        self.out.write(plain_lines(text) + "\n")
+
+    def styled(self, pieces: list[tuple[str, str]]) -> None:
+        """A line of ``(text, sgr)`` pieces: each text made visible as ``line`` makes it,
+        then wrapped in its own SGR (``"1"``: bold) on a terminal only. The one way an
+        escape sequence reaches stdout, and it is always the program's own."""
+        out = []
+        for text, sgr in pieces:
+            shown = plain_lines(text)
+            out.append(f"\x1b[{sgr}m{shown}\x1b[0m" if sgr and self.tty else shown)
+        self.out.write("".join(out) + "\n")
 
     def note(self, text: str) -> None:
-        """A count, footer or hint: for the person, not for the pipe."""
-        self.err.write(text + "\n")
+        """A count, footer or hint: for the person, not for the pipe (made visible)."""
+        self.err.write(plain_lines(text) + "\n")
 
     def json(self, value: object) -> None:
         self.out.write(safe_json(value) + "\n")

@@ -17,28 +17,32 @@ from store import (
     sessions_root,
 )
 
-from ..core.text import one_line, visible
+from ..core.text import one_line
 from .output import Output
 
 if TYPE_CHECKING:
     from ..core.recallcache import SessionIndexCache
 
-BOLD, PLAIN = "\x1b[1m", "\x1b[0m"
 OPEN, CLOSE = "[[", "]]"
 
 
-def marked(text: str, passage: Passage | None, tty: bool) -> str:
-    """``text`` made safe to show, the passage bold (a terminal) or in [[ ]] (piped)."""
+def marked(text: str, passage: Passage | None, tty: bool) -> list[list[tuple[str, str]]]:
+    """``text`` as lines of ``(text, sgr)`` pieces for ``Output.styled``: the passage
+    bold on a terminal, between [[ ]] when piped."""
     if passage is None:
-        return visible(text, keep_newlines=True)
-    start, end = (BOLD, PLAIN) if tty else (OPEN, CLOSE)
-    return (
-        visible(text[: passage.start], keep_newlines=True)
-        + start
-        + visible(text[passage.start : passage.end], keep_newlines=True)
-        + end
-        + visible(text[passage.end :], keep_newlines=True)
-    )
+        parts = [(text, "")]
+    elif tty:
+        parts = [(text[: passage.start], ""), (text[passage.start : passage.end], "1"),
+                 (text[passage.end :], "")]  # fmt: skip
+    else:
+        parts = [(text[: passage.start] + OPEN + text[passage.start : passage.end] + CLOSE
+                  + text[passage.end :], "")]  # fmt: skip
+    lines: list[list[tuple[str, str]]] = [[]]
+    for piece, sgr in parts:
+        first, *rest = piece.split("\n")
+        lines[-1].append((first, sgr))
+        lines += [[(more, sgr)] for more in rest]
+    return lines
 
 
 def _cache() -> SessionIndexCache | None:
@@ -100,8 +104,8 @@ def print_source(p: Provenance, o: Output, root: Path, n: int) -> None:
         else:
             o.line(f"  {NOT_STATED} (the closest passage has {passage.coverage_line()})")
         shown = passage if passage.coverage > 0 else None  # nothing to point at
-        for line in marked(link.text, shown, o.tty).split("\n"):
-            o.line(f"  | {line}")
+        for pieces in marked(link.text, shown, o.tty):
+            o.styled([("  | ", ""), *pieces])
         context = session_context(link.source_id, _scope(link), root, n, _cache())
         if "problem" in context:
             o.line(f"  session: {one_line(context['problem'])}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -12,6 +13,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..core.inbox import Line
+from ..core.text import one_line
 from ..widgets.option_list import KeyedOptionList
 from .dialog import Dialog
 
@@ -32,7 +34,7 @@ class InboxScreen(Dialog[Line | None]):
         with Vertical(id="dialog"):
             yield Static(f"{self.heading}:", id="dialog-title", markup=False)
             yield KeyedOptionList(
-                *(Option(line.text, id=str(i)) for i, line in enumerate(self.lines)),
+                *(Option(Text(one_line(ln.text)), id=str(i)) for i, ln in enumerate(self.lines)),
                 id="inbox-lines",
                 classes="-body",
             )

@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..core.text import one_line
 from ..widgets.option_list import KeyedOptionList
 from .dialog import Dialog
 
@@ -31,9 +33,9 @@ class Menu(Dialog[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="menu"):
-            yield Static(self.title_text, id="menu-title", markup=False)
-            yield KeyedOptionList(
-                *(Option(label, id=key) for key, label in self.choices),
+            yield Static(Text(one_line(self.title_text)), id="menu-title")
+            yield KeyedOptionList(  # labels quote the store (origins): never markup
+                *(Option(Text(one_line(label)), id=key) for key, label in self.choices),
                 id="menu-options",
                 classes="-body",
             )

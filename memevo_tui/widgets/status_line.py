@@ -13,6 +13,8 @@ from textual.widget import Widget
 
 from store import iso
 
+from ..core.text import one_line
+
 
 class StatusLine(Widget):
     """One line of plain text; never markup."""
@@ -35,6 +37,7 @@ class StatusLine(Widget):
     ) -> None:
         """``replayed``: ``as_of`` is a past moment, the records as they were (from the
         event log); otherwise the records are as now, their decay projected."""
+        problem = one_line(problem)  # every part may quote a file, a path, a record
         if problem:  # live updates cannot be trusted while the store fails
             self.indicator = (f"✗ store error: {problem} (ctrl+r retries)", f"✗ {problem}")
         elif live:
@@ -48,7 +51,7 @@ class StatusLine(Widget):
             when = iso(as_of)[:16].replace("T", " ")
             how = "from the event log" if replayed else "simulated"
             self.banner = (f" as of {when} ({how}; 0: now) ", f" as of {when[:10]} ")
-        self.left = " · ".join(parts)
+        self.left = one_line(" · ".join(parts))
         self.refresh()
 
     def _right(self, width: int) -> tuple[str, str]:
