@@ -150,6 +150,42 @@ def follows(record: Memory, data: dict[str, Any]) -> bool:
     )
 
 
+def in_written_order(taken: array[float]) -> list[int]:
+    """Make ``taken`` nondecreasing, in place, trusting the most events: the longest
+    run of events (in the order written) whose dates already agree is kept as it is,
+    and each other event is taken at the moment of the kept one before it (or after
+    it, when none is before). One event re-dated to 2031 then moves itself, not every
+    event written after it; one dated back moves itself, not every event before it.
+    Returns the indexes of the events moved (none for an ordered log: one pass)."""
+    if all(taken[i] <= taken[i + 1] for i in range(len(taken) - 1)):
+        return []
+    tails: list[float] = []  # the smallest last moment of a kept run of each length
+    ends: list[int] = []  # its index
+    before = [-1] * len(taken)
+    for i, m in enumerate(taken):
+        at = bisect.bisect_right(tails, m)
+        before[i] = ends[at - 1] if at else -1
+        if at == len(tails):
+            tails.append(m)
+            ends.append(i)
+        else:
+            tails[at], ends[at] = m, i
+    kept = bytearray(len(taken))
+    i = ends[-1] if ends else -1
+    while i >= 0:
+        kept[i] = 1
+        i = before[i]
+    moved = [i for i in range(len(taken)) if not kept[i]]
+    first = next(taken[i] for i in range(len(taken)) if kept[i])
+    high = first
+    for i in range(len(taken)):
+        if kept[i]:
+            high = taken[i]
+        else:
+            taken[i] = high
+    return moved
+
+
 @dataclass(frozen=True, slots=True)
 class Past:
     """The records as of a moment, replayed from the event log."""
@@ -253,9 +289,21 @@ class PastLog:
     each wrote (read when first needed)."""
     _logged: set[str] | None = None
     """The ids of the records some event names (read when first needed)."""
+    reordered: list[int] = field(default_factory=list)
+    """The indexes of the events dated out of the order they were written, each taken
+    between its neighbours (``in_written_order``)."""
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     """One walk at a time: two readers (the dial and the last visit's diff, say) share
     the changes and the frontier, which a walk changes as it goes."""
+
+    def reorder_line(self) -> str:
+        """What the walk did with dates out of order ("" when there were none)."""
+        if not self.reordered:
+            return ""
+        first = self.reordered[0]
+        return (f"{len(self.reordered)} event(s) of pi's log are dated out of the order they "
+                f"were written (the first: rowid {self._rowids[first]}); each is taken in "
+                "the order written, between its neighbours")  # fmt: skip
 
     async def _read_stamps(self) -> dict[str, tuple[list[int], list[object]]]:
         """Each record's confirmation stamp as every event wrote it (one statement)."""
@@ -360,10 +408,9 @@ class PastLog:
                 taken[i] = later
             else:
                 later = taken[i]
-        # ...and no event earlier than one written before it: the running maximum.
-        high = -inf
-        for i, m in enumerate(taken):
-            high = taken[i] = m if m > high else high
+        # ...and the moments in the order written: an event dated out of that order (a
+        # clock set back, or one re-dated forward) is taken between its neighbours.
+        self.reordered = in_written_order(taken)
         self._taken = taken
         self._top = upto
 

@@ -144,6 +144,11 @@ class Reads(StoreBase):
         replay: tuple[PastLog, list[Row], int] = self._replay
         return replay
 
+    def past_note(self) -> str:
+        """What the past read so far had to take on trust ("" for nothing): events dated
+        out of the order they were written."""
+        return self._replay[0].reorder_line() if self._replay else ""
+
     async def _past_load(self) -> MemoryLoad[StoredMemory] | None:
         past = await self.past()
         if past is None:

@@ -522,6 +522,34 @@ def test_an_event_dated_before_one_written_earlier_is_taken_after_it(
     assert (len(d["added"]), len(d["changed"])) == (82, 12)
 
 
+def test_an_event_dated_forward_moves_itself_not_every_event_after_it(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One event re-dated to 2031: the store at 2026-10-31 and the diff from 2026-05-25
+    are still the truth (the event is taken between its neighbours), and the verb says
+    that the log's dates were out of order."""
+    when = parse_ms("2026-10-31T00:00:00.000Z") or 0
+    truth = replayed_forward(realistic, when)
+    _, true_diff, _ = run(capsys, "diff", "2026-05-25", "2026-10-31", "--db", str(realistic),
+                          "--json")  # fmt: skip
+
+    def forward(raw: str) -> str:
+        data = json.loads(raw)
+        data["at"] = "2031-01-01T00:00:00.000Z"
+        return json.dumps(data)
+
+    tamper(realistic, 144, forward)
+    code, out, err = run(capsys, "list", "--db", str(realistic), "--as-of", "2026-10-31",
+                         "--all", "--json")  # fmt: skip
+    assert code == 0, err
+    assert {i["memory"]["id"] for i in json.loads(out)} == set(truth)
+    assert "1 event(s) of pi's log are dated out of the order they were written" in err
+    code, out, err = run(capsys, "diff", "2026-05-25", "2026-10-31", "--db", str(realistic),
+                         "--json")  # fmt: skip
+    assert code == 0 and json.loads(out) == json.loads(true_diff)
+    assert "out of the order they were written" in err
+
+
 async def test_two_replays_at_once_share_the_walk_without_seeing_damage(realistic: Path) -> None:
     """The dial and the last visit's diff walk one PastLog at the same time: each gets the
     same answer as a walk of its own."""

@@ -321,7 +321,10 @@ def execute(store_opener: Callable[[], Awaitable[MemoryStore]], args: argparse.N
         except StoreError as exc:
             return fail(str(exc), EXIT_CANNOT_RUN)
         try:
-            return await run_verb(store, args, o)
+            code = await run_verb(store, args, o)
+            if note := store.past_note():
+                o.note(f"memevo-tui: {note}")
+            return code
         except Refused as exc:
             return fail(str(exc), EXIT_REFUSED)
         except (StoreError, CannotRun) as exc:  # read-only, busy, corrupt, disk full
