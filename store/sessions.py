@@ -178,7 +178,7 @@ class Session:
             with contextlib.nullcontext(opened) if opened else open(self.path, "rb") as f:
                 f.seek(place.offset)
                 raw = f.read(place.length)
-            data = json.loads(raw)
+            data = json.loads(as_node_reads(raw))
         except (OSError, ValueError) as exc:
             raise SessionUnreadable(f"session file changed while it was read ({exc})") from None
         return data if isinstance(data, dict) else {}
@@ -332,10 +332,27 @@ def _scan(path: Path) -> tuple[Session, os.stat_result]:
     return session, st
 
 
-def _index_line(session: Session, line: bytes, offset: int) -> None:
+def as_node_reads(line: bytes) -> str:
+    """A line's text as Node (and so pi) decodes it: each invalid UTF-8 sequence read as
+    U+FFFD, the line kept."""
+    return line.decode("utf-8", "replace")
+
+
+def _head(line: bytes) -> _Line | None:
+    """A line's fields (None: not an entry's JSON)."""
     try:
-        head = _decode_line(line)
+        return _decode_line(line)
     except (msgspec.DecodeError, msgspec.ValidationError):
+        try:  # msgspec refuses bytes that are not UTF-8; Node reads them as U+FFFD
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            return _decoded_again(as_node_reads(line).encode("utf-8"))
+        return None
+
+
+def _index_line(session: Session, line: bytes, offset: int) -> None:
+    head = _head(line)
+    if head is None:
         session.corrupt += 1
         return
     if head.type == "session" and not session.header:
@@ -357,6 +374,13 @@ def _index_line(session: Session, line: bytes, offset: int) -> None:
     session.places[entry_id] = Place(offset, len(line), entry_id, parent, kind, role, moment)
     session.order.append(entry_id)
     session.children.setdefault(parent, []).append(entry_id)
+
+
+def _decoded_again(line: bytes) -> _Line | None:
+    try:
+        return _decode_line(line)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
 
 
 def locate(session: Session, ref: SourceRef) -> Place | None:

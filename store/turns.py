@@ -80,6 +80,8 @@ class SessionPrompts:
     corrupt: int
     problem: str = ""
     """Why the file could not be read ("" when it was)."""
+    note: str = ""
+    """What was read but not used (entries in a ``parentId`` cycle), "" for nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,26 +119,37 @@ class Turn:
 # ------------------------------------------------------------------ session files
 
 
-def session_files(root: Path, project: str = "") -> list[Path]:
+def session_files(
+    root: Path, project: str = "", problems: list[tuple[Path, str]] | None = None
+) -> list[Path]:
     """Every session file under pi's sessions folder (one folder per working
-    directory), oldest first by name; only ``project``'s folder when given."""
+    directory, or flat, as ``--session-dir`` writes them), oldest first by name; only
+    ``project``'s folder when given. A folder that cannot be read is said in
+    ``problems`` (its sessions are missing from what is counted), never skipped
+    silently; a missing root is no sessions."""
     from .sessions import cwd_folder
 
-    try:
-        folders = (
-            [root / cwd_folder(project)]
-            if project
-            else sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink())
-        )
-    except OSError:
-        return []
+    def unreadable(folder: Path, exc: OSError) -> None:
+        if problems is not None and not isinstance(exc, FileNotFoundError):
+            why = exc.strerror or type(exc).__name__
+            problems.append((folder, f"folder unreadable ({why}); its sessions are not counted"))
+
+    folders = [root / cwd_folder(project)] if project else [root]
+    if not project:
+        try:
+            folders += sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink())
+        except OSError as exc:
+            unreadable(root, exc)
+            return []
     found: list[Path] = []
     for folder in folders:
         try:
             found += sorted(
-                f for f in folder.iterdir() if f.suffix == ".jsonl" and not f.is_symlink()
-            )
-        except OSError:
+                f for f in folder.iterdir()
+                if f.suffix == ".jsonl" and not f.is_symlink() and not f.is_dir()
+            )  # fmt: skip
+        except OSError as exc:
+            unreadable(folder, exc)
             continue
     return sorted(found, key=lambda f: f.name)
 
@@ -255,18 +268,145 @@ def recent_user_messages(messages: Sequence[dict[str, Any]]) -> tuple[str, ...]:
     return tuple(reversed(found))
 
 
-def _branch_order(session: Session) -> list[tuple[int, list[str]]]:
-    """Each branch (root to a leaf), the active one (ending at the file's last entry)
-    first, then the others in the file's order of their leaves."""
-    leaves = [e for e in session.order if not session.children.get(e)]
+class _Said:
+    """A user text of a branch's context, as ``recentUserMessages`` weighs it: a cell
+    of a list shared by every branch through it (``prev`` is the older text)."""
+
+    __slots__ = ("clean", "empty", "older", "older_topical", "pos")
+
+    def __init__(self, pos: int, clean: str, empty: bool, older: _Said | None) -> None:
+        self.pos = pos
+        self.clean = clean
+        self.empty = empty
+        self.older = older
+        self.older_topical: _Said | None = (
+            None if older is None else older if not older.empty else older.older_topical
+        )
+
+
+_Context = tuple[int, "_Said | None"]
+"""A branch's context at an entry: how many messages it holds, and its newest user
+text that recall can use (``_Said``), the older ones behind it."""
+
+
+def _recent(context: _Context) -> tuple[str, ...]:
+    """``recent_user_messages`` of a context, in at most six steps: a run of topic-less
+    texts after a topic-less one taken is passed over at once."""
+    count, at = context
+    floor = count - SCAN_LIMIT
+    found: list[str] = []
+    while at is not None and at.pos >= floor and len(found) < RECENT_TURNS:
+        found.append(at.clean)
+        at = at.older_topical if at.empty else at.older
+    return tuple(reversed(found))
+
+
+def _with(context: _Context, message: Any) -> _Context:
+    """The context with one more message (``Lines``' ``message``; not a dict: none)."""
+    if not isinstance(message, dict):
+        return context
+    count, newest = context
+    if message.get("role") == "user":
+        clean, empty = _cleaned(user_text(message))
+        if clean and not _SLASH_COMMAND.match(clean):
+            newest = _Said(count, clean, empty, newest)
+    return count + 1, newest
+
+
+class _Walk:
+    """One walk of a session's tree, root to leaves, each entry visited once (linear in
+    the entries, for any depth): each user prompt's recent user texts from its
+    branch's context, kept as a list shared by the branches through it."""
+
+    def __init__(self, session: Session, lines: Lines) -> None:
+        self.session = session
+        self.lines = lines
+        self.depth: dict[str, int] = {}
+        self.recent: dict[str, tuple[str, ...]] = {}
+
+    def run(self) -> None:
+        places, children = self.session.places, self.session.children
+        roots = [e for e in self.session.order
+                 if places[e].parent_id is None or places[e].parent_id not in places]  # fmt: skip
+        path: list[str] = []  # the entries from the root to the one visited
+        stack: list[tuple[str, _Context]] = [(r, (0, None)) for r in reversed(roots)]
+        while stack:
+            entry_id, context = stack.pop()
+            if entry_id in self.depth:
+                continue  # listed twice (a duplicate child): visited once
+            parent = places[entry_id].parent_id
+            depth = self.depth[parent] + 1 if parent is not None and parent in places else 0
+            del path[depth:]
+            path.append(entry_id)
+            self.depth[entry_id] = depth
+            after = self._step(entry_id, context, path)
+            stack += [(k, after) for k in reversed(children.get(entry_id, ())) if k != entry_id]
+
+    def _step(self, entry_id: str, context: _Context, path: list[str]) -> _Context:
+        place = self.session.places[entry_id]
+        if place.type == "compaction":
+            return self._compacted(entry_id, path)
+        if place.type != "message":
+            return context
+        if place.role == "user" and place.moment_ms is not None:
+            self.recent[entry_id] = _recent(context)
+        if place.role not in ("user", "message"):
+            return context[0] + 1, context[1]  # counted; its text is never a user's
+        return _with(context, self.lines(entry_id).get("message"))
+
+    def _compacted(self, entry_id: str, path: list[str]) -> _Context:
+        """The context after a compaction: the messages it kept (its ``retainedTail``, or
+        the branch's entries from its ``firstKeptEntryId``), the newest ``SCAN_LIMIT``."""
+        data = self.lines(entry_id)
+        tail = data.get("retainedTail")
+        kept: list[Any] = []
+        if isinstance(tail, list):
+            kept = tail[-SCAN_LIMIT:]
+        else:
+            first = data.get("firstKeptEntryId")
+            start = self.depth.get(first, -1) if isinstance(first, str) else -1
+            here = len(path) - 1
+            if 0 <= start < here and path[start] == first:
+                places = self.session.places
+                for at in range(here - 1, start - 1, -1):
+                    if places[path[at]].type == "message":
+                        message = self.lines(path[at]).get("message")
+                        if isinstance(message, dict):
+                            kept.append(message)
+                            if len(kept) >= SCAN_LIMIT:
+                                break
+                kept.reverse()
+        context: _Context = (0, None)
+        for message in kept:
+            context = _with(context, message)
+        return context
+
+    def unreached(self) -> int:
+        """Entries no root leads to: in a ``parentId`` cycle, or below one."""
+        return len(self.session.places) - len(self.depth)
+
+
+def _branch_numbers(session: Session, depth: dict[str, int]) -> tuple[dict[str, int], int]:
+    """Each entry's branch (root to a leaf): the active one (ending at the file's last
+    entry) is 0, the others numbered in the file's order of their leaves; an entry on
+    several takes the first. Each entry is numbered once."""
+    places = session.places
+    leaves = [e for e in session.order if e in depth and not session.children.get(e)]
     active = session.last
     ordered = ([active] if active in leaves else []) + [e for e in leaves if e != active]
-    return [(n, session.path_to(leaf)) for n, leaf in enumerate(ordered)]
+    number: dict[str, int] = {}
+    for n, leaf in enumerate(ordered):
+        at: str | None = leaf
+        while at is not None and at in depth and at not in number:
+            number[at] = n
+            at = places[at].parent_id
+    return number, len(ordered)
 
 
 def session_prompts(path: Path, cache: Any = None) -> SessionPrompts:
     """A session file's user prompts in branch order, each with its branch's recent
-    user texts. An unreadable file gives no prompts and says why."""
+    user texts. An unreadable file gives no prompts and says why; entries in a
+    ``parentId`` cycle (or hanging from one) are counted as corrupt and noted."""
     try:
         session = read_session(path, cache)
     except SessionUnreadable as exc:
@@ -274,30 +414,31 @@ def session_prompts(path: Path, cache: Any = None) -> SessionPrompts:
     header = session.header
     session_id = header.get("id") if isinstance(header.get("id"), str) else ""
     project = header.get("cwd") if isinstance(header.get("cwd"), str) else ""
-    prompts: list[Prompt] = []
-    seen: set[str] = set()
-    branches = _branch_order(session)
+    prompts: list[tuple[int, int, Prompt]] = []
     lines = _LineMemo(session)
+    walk = _Walk(session, lines.data)
     try:
-        for number, line in branches:
-            for i, entry_id in enumerate(line):
-                place = session.places[entry_id]
-                if entry_id in seen or place.type != "message" or place.role != "user":
-                    continue
-                seen.add(entry_id)
-                if place.moment_ms is None:
-                    continue
-                text = user_text(lines.data(entry_id).get("message"))
-                recent = recent_user_messages(context_messages(session, line[:i], lines.data))
-                prompts.append(Prompt(path, str(session_id), str(project), entry_id,
-                                      place.moment_ms, text, recent, number))  # fmt: skip
+        walk.run()
+        number, branches = _branch_numbers(session, walk.depth)
+        for entry_id, recent in walk.recent.items():
+            place = session.places[entry_id]
+            assert place.moment_ms is not None
+            text = user_text(lines.data(entry_id).get("message"))
+            prompts.append((number.get(entry_id, branches), walk.depth[entry_id],
+                            Prompt(path, str(session_id), str(project), entry_id,
+                                   place.moment_ms, text, recent,
+                                   number.get(entry_id, branches))))  # fmt: skip
     except SessionUnreadable as exc:
         return SessionPrompts(path, str(session_id), str(project), "", (), 0, 0, str(exc))
     finally:
         lines.close()
+    prompts.sort(key=lambda item: (item[0], item[1]))
     started = header_time(session)
-    return SessionPrompts(path, str(session_id), str(project), started, tuple(prompts),
-                          len(branches), session.corrupt)  # fmt: skip
+    looped = walk.unreached()
+    note = f"{looped} entr{'y' if looped == 1 else 'ies'} in a parentId cycle, skipped"
+    return SessionPrompts(path, str(session_id), str(project), started,
+                          tuple(p for _, _, p in prompts), branches,
+                          session.corrupt + looped, "", note if looped else "")  # fmt: skip
 
 
 def header_time(session: Session) -> str:

@@ -4,6 +4,7 @@ turn, then and now, replayed from pi's session files (``store.turns``)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from store import (
     sessions_root,
 )
 
+from ..core.scope import project_for, resolve_project
 from ..core.text import one_line
 from ..core.when import BadMoment, parse_moment
 from .output import Output
@@ -37,19 +39,38 @@ def _cache() -> SessionIndexCache | None:
 
 
 def prompts_of(
-    root: Path, *, project: str = "", session: str = "", since_ms: float | None = None
+    root: Path,
+    *,
+    project: str = "",
+    session: str = "",
+    since_ms: float | None = None,
+    origins: Iterable[str] = (),
 ) -> tuple[list[Prompt], int, list[str]]:
     """Every prompt under ``root`` that passes the filters, oldest first; how many
-    session files were read; and a line for each that could not be."""
+    session files were read; and a line for each file or folder that could not be.
+    ``project`` is resolved as every verb resolves it (``resolve_project``, among
+    ``origins`` and the sessions' own directories); a session is the project's when
+    pi ran it there or in a directory inside it."""
     cache = _cache()
-    prompts: list[Prompt] = []
-    problems: list[str] = []
-    files = session_files(root, project)
-    read = 0
+    unreadable: list[tuple[Path, str]] = []
+    files = session_files(root, problems=unreadable)
+    problems = [f"{folder}: {why}" for folder, why in unreadable]
+    found_all = []
     for path in files:
         found = session_prompts(path, cache)
         if found.problem:
             problems.append(f"{path.name}: {found.problem}")
+            continue
+        if found.note:
+            problems.append(f"{path.name}: {found.note}")
+        found_all.append(found)
+    wanted = ""
+    if project:
+        wanted = resolve_project(project, [*origins, *(f.project for f in found_all)])
+    prompts: list[Prompt] = []
+    read = 0
+    for found in found_all:
+        if wanted and project_for(found.project, [wanted]) != wanted:
             continue
         if session and not found.session_id.startswith(session):
             continue
@@ -125,6 +146,7 @@ async def run_turns(store: MemoryStore, args: argparse.Namespace, o: Output) -> 
         project=args.project or "",
         session=args.session or "",
         since_ms=_since(args, store),
+        origins=await store.origins() if args.project else (),
     )
     for line in problems:
         o.note(f"memevo-tui: {one_line(line)}")
@@ -155,8 +177,10 @@ async def run_blame(store: MemoryStore, args: argparse.Namespace, o: Output) -> 
         for t in turns:
             o.line(turn_line(t, o))
     last = f", last on {iso(turns[-1].prompt.moment_ms)[:10]}" if turns else ""
+    partial = (f"; partial: {len(problems)} file(s) or folder(s) could not be read, "
+               "their turns are not counted") if problems else ""  # fmt: skip
     o.note(f"memevo-tui: {m.id[:8]} injected in {len(turns)} turn(s){last}; "
-           f"{read} session file(s) read, {AS_PI}")  # fmt: skip
+           f"{read} session file(s) read{partial}, {AS_PI}")  # fmt: skip
     return 0
 
 

@@ -84,13 +84,28 @@ def origins_by_size(records: Iterable[object]) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
+def resolve_project(asked: str, origins: Iterable[str], cwd: str | None = None) -> str:
+    """The project a path names, one way for every verb and the dashboard: made
+    absolute (``~`` expanded, from ``cwd``) and normalised (``.``, ``..``, a trailing
+    slash), symlinks resolved as pi's own working directory is; then the origin it is,
+    or is inside (``apps/api`` of webshop is webshop). A path pi knows no origin for
+    is itself, resolved."""
+    known = list(origins)
+    expanded = os.path.expanduser(asked)
+    base = os.getcwd() if cwd is None else cwd
+    plain = os.path.normpath(os.path.join(base, expanded))
+    real = os.path.realpath(plain)
+    return project_for(real, known) or project_for(plain, known) or real
+
+
 def start_scope(asked: str | None, directory: str, origins: Iterable[str]) -> Scope:
     """The scope the dashboard opens in: ``asked`` (a project path, or "" every project;
     ``AUTO``: the project of ``directory`` if pi knows it, else every project)."""
-    home = project_for(directory, origins)
+    known = list(origins)
+    home = resolve_project(directory, known)
+    home = home if home in known else ""
     if asked is AUTO:
         return Scope(home, home)
     if asked:
-        known = project_for(asked, origins) or os.path.abspath(asked)
-        return Scope(known, home)
+        return Scope(resolve_project(asked, known, directory), home)
     return Scope(ALL, home)

@@ -71,7 +71,9 @@ async def load_turns(
     when every prompt has one: the rows come first, the replay's checks after."""
 
     def read() -> list[SessionPrompts]:
-        return [session_prompts(f, cache) for f in session_files(root)]
+        unreadable: list[tuple[Path, str]] = []  # each listed as a session that failed
+        found = [session_prompts(f, cache) for f in session_files(root, problems=unreadable)]
+        return found + [SessionPrompts(f, "", "", "", (), 0, 0, why) for f, why in unreadable]
 
     sessions = await asyncio.to_thread(read)
     prompts = [p for s in sessions for p in s.prompts]

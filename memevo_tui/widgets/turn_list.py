@@ -94,6 +94,7 @@ class SessionList(VirtualList[SessionTurns]):
         s = row.session
         problem = f"  ({s.problem})" if s.problem else ""
         corrupt = f"  ({s.corrupt} corrupt line(s) skipped)" if s.corrupt else ""
+        corrupt += f"  ({s.note})" if s.note else ""
         branches = f"  {s.branches} branches" if s.branches > 1 else ""
         return {
             "started": s.started[:16].replace("T", " "),
@@ -223,6 +224,8 @@ def describe_session(row: SessionTurns | None) -> RenderableType:
         out.append(f"{s.branches} branches: the active one's prompts first\n")
     if s.corrupt:
         out.append(f"{s.corrupt} corrupt line(s) skipped\n", style="italic")
+    if s.note:
+        out.append(f"{visible(s.note)}\n", style="italic")
     for t in row.turns[:12]:
         out.append(f"\n{turn_mark(t)} ", style="bold yellow")
         out.append(visible(one_line(t.prompt.text, 60)))
@@ -238,7 +241,7 @@ def describe_turn(t: Turn | None) -> RenderableType:
     head = Text()
     head.append(f"{iso(p.moment_ms)} · ", style="bold")
     head.append(visible(origin_name(p.project)), style="bold")
-    head.append(f"\nsession {p.session_id} · entry {p.entry_id}")
+    head.append(f"\nsession {visible(p.session_id)} · entry {visible(p.entry_id)}")
     head.append(" · on another branch\n" if p.branch else "\n")
     head.append("\n")
     head.append(visible(p.text, keep_newlines=True))
