@@ -464,6 +464,41 @@ class TurnMemo(Protocol):
 
     def save(self) -> None: ...
 
+    anchor: list[list[Any]] | None
+    """The events the kept turns were replayed from (``[rowid, id]`` of the log's
+    first and newest), None when unknown; ``clear`` drops every kept turn."""
+
+    def clear(self) -> None: ...
+
+
+async def log_anchor(store: Any) -> list[list[Any]]:
+    """The first and the newest event of the store's log (``[rowid, id]`` each): a log
+    that only grew keeps both; another store at the same path has other ids."""
+    rows = await store.query(
+        "SELECT rowid, id FROM events WHERE rowid IN ((SELECT min(rowid) FROM events), "
+        "(SELECT max(rowid) FROM events)) ORDER BY rowid"
+    )
+    return [[int(r[0]), str(r[1])] for r in rows]
+
+
+async def _anchored(store: Any, memo: TurnMemo) -> list[list[Any]]:
+    """Drop ``memo``'s turns unless the events they were replayed from are still the
+    store's (the same ids at the same rowids): a store replaced at the same path, or a
+    log rewritten, gets nothing kept. Returns the anchor to keep with the new turns."""
+    saved = memo.anchor
+    now = await log_anchor(store)
+    if not saved or not all(isinstance(pair, list) and len(pair) == 2 for pair in saved):
+        memo.clear()
+        return now
+    wanted = {int(rowid): str(eid) for rowid, eid in saved if isinstance(rowid, int)}
+    found = await store.query(
+        f"SELECT rowid, id FROM events WHERE rowid IN ({','.join('?' * len(wanted))})",
+        list(wanted),
+    )
+    if {int(r[0]): str(r[1]) for r in found} != wanted:
+        memo.clear()
+    return now
+
 
 SHOWN = "shown:"
 """A memo's key prefix for a turn as the last replay showed it (then and now)."""
@@ -565,6 +600,7 @@ async def replay_turns(
     current = (await store.load_memories()).memories
     by_id = {m.id: m for m in current}
     settled = await store.newest_event_ms() if memo is not None else None
+    anchor = await _anchored(store, memo) if memo is not None else None
     now_index = RecallIndex(current, words)
     out: list[Turn] = []
     # Newest first: the event log is walked back once over all of them, and each
@@ -608,6 +644,7 @@ async def replay_turns(
     if memo is not None:
         for turn, key in zip(out, keys, strict=True):  # one turn per prompt, in order
             memo.put(SHOWN + key, _shown(turn))
+        memo.anchor = anchor
         memo.save()
     order = {id(p): n for n, p in enumerate(prompts)}
     out.sort(key=lambda t: order.get(id(t.prompt), 0))

@@ -6,6 +6,7 @@ means one project everywhere."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import sqlite3
@@ -342,3 +343,61 @@ def test_turns_and_list_take_every_spelling_of_a_project(
         listed = json.loads(capsys.readouterr().out)
         counts.add((len(turns), len(listed)))
     assert len(counts) == 1 and next(iter(counts))[1] > 50, counts
+
+
+# ------------------------------------------------------------------ the caches
+
+
+def test_a_forged_session_index_with_the_files_fingerprint_is_not_trusted(
+    tmp_path: Path,
+) -> None:
+    """A session index written by anyone without the state directory's key, carrying the
+    file's real stat fingerprint, would show one prompt's text for another: it is
+    ignored, and the file read again."""
+    from memevo_tui.core.appstate import AppState
+    from memevo_tui.core.recallcache import SESSION_INDEX, SessionIndexCache, cache_home
+    from store.sessions import dump_index
+
+    path = _write(tmp_path / "f" / "2026-06-01T00-00-00-000Z_s.jsonl",
+                  [_user("u1", None, "the redis port", 1), _reply("a1", "u1", 2),
+                   _user("u2", "a1", "and postgres", 3)])  # fmt: skip
+    cache = SessionIndexCache()
+    honest = session_prompts(path, cache)
+    assert [p.text for p in honest.prompts] == ["the redis port", "and postgres"]
+    assert [p.text for p in session_prompts(path, SessionIndexCache()).prompts] == [
+        "the redis port", "and postgres"]  # fmt: skip
+    session = read_session(path)
+    a, b = session.places["u1"], session.places["u2"]  # u1's line where u2's was
+    session.places["u2"] = type(b)(a.offset, a.length, "u2", b.parent_id, b.type, b.role,
+                                   b.moment_ms)  # fmt: skip
+    forged = dump_index(session, os.stat(path))
+    place = AppState(path, root=cache_home())
+    kept = place.read_bytes(SESSION_INDEX, 1 << 20)
+    assert kept is not None
+    assert place.write_bytes(SESSION_INDEX, kept[:32] + forged)  # an old MAC, a new index
+    again = session_prompts(path, SessionIndexCache())
+    assert [p.text for p in again.prompts] == ["the redis port", "and postgres"]
+    assert place.write_bytes(SESSION_INDEX, forged)  # no MAC at all
+    assert [p.text for p in session_prompts(path, SessionIndexCache()).prompts][1] == (
+        "and postgres")  # fmt: skip
+
+
+def test_kept_turns_are_not_trusted_for_another_store_at_the_same_path(
+    realistic: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``turns`` keeps its answers; the store at the same path replaced by another:
+    the next ``turns`` answers as a replay with nothing kept does."""
+    base = ["turns", "--db", str(realistic), "--sessions", str(SESSIONS), "--json"]
+    assert main(base) == 0
+    first = json.loads(capsys.readouterr().out)["turns"]
+    other = FIXTURES / "hostile.sqlite"
+    realistic.write_bytes(other.read_bytes())
+    for suffix in ("-wal", "-shm"):
+        Path(f"{realistic}{suffix}").unlink(missing_ok=True)
+    assert main(base) == 0
+    warm = json.loads(capsys.readouterr().out)["turns"]
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path / "fresh-cache")
+    assert main(base) == 0
+    fresh = json.loads(capsys.readouterr().out)["turns"]
+    assert [t["then"] for t in warm] == [t["then"] for t in fresh]
+    assert [t["then"] for t in first] != [t["then"] for t in fresh]

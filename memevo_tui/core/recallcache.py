@@ -113,17 +113,37 @@ SESSION_INDEX = "session-index.json"
 SESSION_INDEX_LIMIT = 256 << 20
 
 
+SESSIONS_KEY_OWNER = Path("/memevo-tui/pi-session-indexes")
+"""The name the session indexes' key is kept under in the state directory (one key for
+every session file: not a file, only a name for ``AppState``)."""
+
+
 class SessionIndexCache:
     """pi's session files' line indexes, kept in the cache directory (one directory per
     session file, keyed by its resolved path, as a store's): a 200 MB session's entry
     then opens without reading the file again. Same rules as the recall cache: private,
-    never followed as a link, ignored when anything is off."""
+    never followed as a link, keyed (an HMAC of the session file's path and the index,
+    with a secret of the state directory), ignored when anything is off."""
+
+    def __init__(self) -> None:
+        self._key = secret(SESSIONS_KEY_OWNER)
+
+    def _salt(self, path: Path) -> bytes:
+        return str(path.expanduser().resolve()).encode("utf-8", "surrogateescape") + b"\0"
 
     def get(self, path: Path) -> bytes | None:
-        return AppState(path, root=cache_home()).read_bytes(SESSION_INDEX, SESSION_INDEX_LIMIT)
+        if not self._key:
+            return None
+        data = AppState(path, root=cache_home()).read_bytes(SESSION_INDEX, SESSION_INDEX_LIMIT)
+        salted = _unsigned(self._key, None if data is None else data[:32] + self._salt(path)
+                           + data[32:])  # fmt: skip
+        return None if salted is None else salted[len(self._salt(path)) :]
 
     def put(self, path: Path, data: bytes) -> None:
-        AppState(path, root=cache_home()).write_bytes(SESSION_INDEX, data)
+        if self._key:
+            signed = _signed(self._key, self._salt(path) + data)
+            body = signed[:32] + data  # the path is signed, not stored
+            AppState(path, root=cache_home()).write_bytes(SESSION_INDEX, body)
 
 
 TURNS = "turns.json"
@@ -140,13 +160,22 @@ class TurnCache:
         self._place = AppState(store_path, root=cache_home())
         self._key = secret(store_path)
         self._entries: dict[str, dict[str, Any]] = {}
+        self.anchor: list[list[Any]] | None = None
+        """The events the kept turns were replayed from (``store.turns.log_anchor``)."""
         self._dirty = False
         body = _unsigned(self._key, self._place.read_bytes(TURNS, TURNS_LIMIT))
         if body is not None:
             with contextlib.suppress(ValueError):
                 loaded = json.loads(body)
-                if isinstance(loaded, dict):
-                    self._entries = loaded
+                entries = loaded.get("turns") if isinstance(loaded, dict) else None
+                anchor = loaded.get("anchor") if isinstance(loaded, dict) else None
+                if isinstance(entries, dict) and isinstance(anchor, list):
+                    self._entries, self.anchor = entries, anchor
+
+    def clear(self) -> None:
+        self._entries = {}
+        self.anchor = None
+        self._dirty = True
 
     def get(self, key: str) -> dict[str, Any] | None:
         found = self._entries.get(key)
@@ -159,7 +188,8 @@ class TurnCache:
     def save(self) -> None:
         if not self._dirty or not self._key:
             return
-        body = json.dumps(self._entries, separators=(",", ":"), ensure_ascii=False).encode()
+        kept = {"anchor": self.anchor, "turns": self._entries}
+        body = json.dumps(kept, separators=(",", ":"), ensure_ascii=False).encode()
         self._place.write_bytes(TURNS, _signed(self._key, body))
         self._dirty = False
 
