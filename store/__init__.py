@@ -33,6 +33,7 @@ from .errors import (
     StoreFault,
     UnsupportedSchema,
 )
+from .identity import FileIdentity
 from .js import (
     LONE_SURROGATE,
     clip_bytes,
@@ -176,6 +177,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "FileIdentity",
     "ACTORS",
     "DAY_MS",
     "DIGEST_HEADER_BYTES",

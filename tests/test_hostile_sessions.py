@@ -401,3 +401,60 @@ def test_kept_turns_are_not_trusted_for_another_store_at_the_same_path(
     fresh = json.loads(capsys.readouterr().out)["turns"]
     assert [t["then"] for t in warm] == [t["then"] for t in fresh]
     assert [t["then"] for t in first] != [t["then"] for t in fresh]
+
+
+# ------------------------------------------------------------------ the store under the replay
+
+
+async def test_the_replay_ends_with_the_reason_when_its_store_is_replaced_under_it(
+    realistic: Path,
+) -> None:
+    """The file replaced after the replay began (at its first step): the replay ends
+    with ``Replaced`` and says where it was, rather than replay another store."""
+    from memevo_tui.core.turnlog import load_turns
+    from store import FileIdentity, Replaced, fixed_clock
+
+    from conftest import FIXTURE_NOW
+
+    held = FileIdentity.of(realistic)
+    steps: list[int] = []
+
+    def replace_once(done: int, total: int) -> None:
+        steps.append(done)
+        if len(steps) == 1:
+            other = realistic.with_name("other.sqlite")
+            other.write_bytes((FIXTURES / "hostile.sqlite").read_bytes())
+            os.replace(other, realistic)
+
+    clock = fixed_clock(FIXTURE_NOW)
+    with pytest.raises(Replaced, match="was replaced on disk while pi's sessions were replayed"):
+        await load_turns(realistic, clock, SESSIONS, progress=replace_once, held=held)
+    assert steps == [0]
+    with pytest.raises(Replaced):  # replaced before it opened: refused at once
+        await load_turns(realistic, clock, SESSIONS, held=held)
+
+
+async def test_a_replay_that_fails_says_so_in_the_turns_view(
+    realistic: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store cut short under the replay: the summary says the replay stopped and why,
+    never "replaying… N of M" for good."""
+    from textual.widgets import Static
+
+    import memevo_tui.views.turns as turns_view
+    from store import Corrupt
+
+    from apphelpers import make_app, press, until, wait_loaded
+
+    async def failing(*args: Any, **kwargs: Any) -> Any:
+        raise Corrupt("database disk image is malformed")
+
+    monkeypatch.setattr(turns_view, "load_turns_aside", failing)
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.state.sessions = SESSIONS
+        await wait_loaded(pilot)
+        await press(pilot, "n")
+        summary = app.query_one("#turns-summary", Static)
+        await until(pilot, lambda: "the replay stopped" in str(summary.render()), "the reason")
+        assert "corrupt file: database disk image is malformed" in str(summary.render())

@@ -13,9 +13,11 @@ from typing import Any
 
 from store import (
     Clock,
+    FileIdentity,
     Memory,
     MemoryStore,
     Prompt,
+    Replaced,
     SessionPrompts,
     Turn,
     injected_by,
@@ -63,6 +65,7 @@ async def load_turns(
     cache: object = None,
     progress: Callable[[int, int], None] | None = None,
     early: Early | None = None,
+    held: FileIdentity | None = None,
 ) -> list[SessionTurns]:
     """Every session under ``root``, newest first, each with its turns replayed
     (raises ``StoreError`` when the store cannot be read; ``progress(done, total)``
@@ -86,15 +89,39 @@ async def load_turns(
         if early is not None and shown is not None:
             early(_by_session(sessions, shown))
     store = await MemoryStore.open(db_path, read_only=True, clock=clock)
+    checked = _held_by(held, store, progress)
     if cache is not None:  # the walk of the whole log, kept as the dial's is
         from .recallcache import keeping_past
 
         keeping_past(store, db_path)
     try:
-        turns = await replay_turns(store, prompts, memo, progress)
+        turns = await replay_turns(store, prompts, memo, checked)
     finally:
         await store.close()
     return _by_session(sessions, turns)
+
+
+def _held_by(
+    held: FileIdentity | None, store: MemoryStore, progress: Callable[[int, int], None] | None
+) -> Callable[[int, int], None] | None:
+    """``progress``, first checking (at each step of the replay) that the file replayed
+    is still the one the dashboard holds (``held``): replaced, deleted or truncated under
+    the replay, it ends with the reason (``Replaced``) rather than replay another store
+    while every other view shows the first, or wait for good."""
+    if held is None:
+        return progress
+    mine = store.identity
+    if mine is not None and mine.main != held.main:
+        raise Replaced(f"{held.path} was replaced on disk while pi's sessions were replayed")
+
+    def check(done: int, total: int) -> None:
+        problem = held.problem()
+        if problem is not None:
+            raise Replaced(f"{problem} while pi's sessions were replayed ({done} of {total})")
+        if progress is not None:
+            progress(done, total)
+
+    return check
 
 
 def _by_session(sessions: list[SessionPrompts], turns: list[Turn]) -> list[SessionTurns]:
@@ -211,6 +238,7 @@ async def load_turns_aside(
     cache: object = None,
     progress: Callable[[int, int], None] | None = None,
     early: Early | None = None,
+    held: FileIdentity | None = None,
 ) -> list[SessionTurns]:
     """``load_turns`` in a thread of its own, with its own event loop and connection:
     a cold replay is seconds to minutes of CPU, and the caller's loop (the dashboard's)
@@ -230,7 +258,7 @@ async def load_turns_aside(
 
     def run() -> None:
         try:
-            found = asyncio.run(load_turns(db_path, clock, root, cache, progress, early))
+            found = asyncio.run(load_turns(db_path, clock, root, cache, progress, early, held))
             ok, error = found, None
         except BaseException as exc:  # handed to the caller, raised there
             ok, error = None, exc

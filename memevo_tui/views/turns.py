@@ -62,6 +62,8 @@ class TurnsView(FilteringView):
         """None: the replay failed (reported apart)."""
         early: bool = False
         """The last replay's answers, shown while this one checks them (a warm open)."""
+        stopped: str = ""
+        """Why the replay ended without an answer (the summary line says it)."""
 
     def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
@@ -126,17 +128,18 @@ class TurnsView(FilteringView):
             def early(found: list[SessionTurns]) -> None:  # from the replay's thread too
                 loop.call_soon_threadsafe(self.post_message, self.Loaded(found, early=True))
 
+            held = state.store.identity if state.store is not None else None
             sessions = await load_turns_aside(
-                state.db_path, state.clock, state.sessions, cache, progress, early
+                state.db_path, state.clock, state.sessions, cache, progress, early, held
             )
         except StoreError as exc:
             self.post_message(StoreFailed(exc))
-            self.post_message(self.Loaded(None))
+            self.post_message(self.Loaded(None, stopped=f"{exc.cause}: {exc}"))
             return
         except Exception as exc:  # a bug in the replay: said, and the view not left waiting
             self.notify(f"pi's sessions could not be replayed: {type(exc).__name__}",
                         title="Turns", severity="error", markup=False)  # fmt: skip
-            self.post_message(self.Loaded(None))
+            self.post_message(self.Loaded(None, stopped=f"a bug: {type(exc).__name__}"))
             return
         self.post_message(self.Loaded(sessions))
 
@@ -145,6 +148,7 @@ class TurnsView(FilteringView):
             return  # the replay's own answer came first
         self._loading = message.early
         if message.sessions is None:
+            self._summary(f"the replay stopped ({message.stopped}); ctrl+r reloads")
             return
         self.sessions = message.sessions
         self.state.replayed(InjectionLog(message.sessions))  # each record's recall log
