@@ -14,6 +14,7 @@ from .screens.dashboard import Dashboard
 from .screens.help import HelpScreen
 from .screens.inbox import InboxScreen
 from .screens.menu import Menu
+from .screens.pager import Pager
 from .screens.prompt import PromptScreen
 from .views.registry import SCREENS, VIEWS
 from .widgets.option_list import KeyedOptionList
@@ -33,6 +34,7 @@ def key_groups() -> list[tuple[str, list[BindingType]]]:
         ("editor", list(CorrectScreen.BINDINGS)),
         ("menus", list(Menu.BINDINGS)),
         ("since your last visit", list(InboxScreen.BINDINGS)),
+        ("a long text, page by page", list(Pager.BINDINGS)),
     ]
 
 
@@ -50,4 +52,5 @@ def scopes() -> dict[str, list[BindingType]]:
         "menus": [*Menu.BINDINGS, *KeyedOptionList.BINDINGS],
         "prompt": list(PromptScreen.BINDINGS),
         "inbox": [*InboxScreen.BINDINGS, *KeyedOptionList.BINDINGS],
+        "pager": list(Pager.BINDINGS),
     }

@@ -74,7 +74,7 @@ from .store import MemoryStore, check_store_file
 if TYPE_CHECKING:
     from .demo import build_demo
     from .demo_learner import learn_forever
-    from .features import ICU_AVAILABLE
+    from .features import ICU_AVAILABLE, MAX_QUERY_BYTES
     from .index import RecallIndex
     from .lifeline import die_with_parent
     from .past import UNLOGGED_JSON, Diff, Past, PastLog, diff
@@ -119,6 +119,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Diff": ("past", "Diff"),
     "DigestLine": ("recall", "DigestLine"),
     "ICU_AVAILABLE": ("features", "ICU_AVAILABLE"),
+    "MAX_QUERY_BYTES": ("features", "MAX_QUERY_BYTES"),
     "NOT_STATED": ("provenance", "NOT_STATED"),
     "Passage": ("provenance", "Passage"),
     "Past": ("past", "Past"),
@@ -177,7 +178,6 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "FileIdentity",
     "ACTORS",
     "DAY_MS",
     "DIGEST_HEADER_BYTES",
@@ -185,6 +185,7 @@ __all__ = [
     "FAILURE_CODES",
     "ICU_AVAILABLE",
     "LONE_SURROGATE",
+    "MAX_QUERY_BYTES",
     "NOT_STATED",
     "POLICY",
     "REASONS",
@@ -207,6 +208,7 @@ __all__ = [
     "DiskFull",
     "Event",
     "Evidence",
+    "FileIdentity",
     "IOFailure",
     "Memory",
     "MemoryLoad",

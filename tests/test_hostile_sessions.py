@@ -406,6 +406,16 @@ def test_kept_turns_are_not_trusted_for_another_store_at_the_same_path(
 # ------------------------------------------------------------------ the store under the replay
 
 
+def _plain(renderable: Any) -> str:
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=100, record=True, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
 async def test_the_replay_ends_with_the_reason_when_its_store_is_replaced_under_it(
     realistic: Path,
 ) -> None:
@@ -458,3 +468,43 @@ async def test_a_replay_that_fails_says_so_in_the_turns_view(
         summary = app.query_one("#turns-summary", Static)
         await until(pilot, lambda: "the replay stopped" in str(summary.render()), "the reason")
         assert "corrupt file: database disk image is malformed" in str(summary.render())
+
+
+async def test_a_huge_prompt_shows_its_start_and_the_whole_page_by_page(
+    realistic: Path, tmp_path: Path
+) -> None:
+    """A session whose prompt is one 8 MB line: the list and the pane lay out only its
+    start ("… 7.9 MB more"); ``f`` pages through the whole; keys stay live."""
+    from textual.widgets import Static
+
+    from memevo_tui.screens.pager import Pager
+    from memevo_tui.views.turns import TurnsView
+    from memevo_tui.widgets.turn_list import SessionList, TurnList, describe_turn
+
+    from apphelpers import make_app, press, until, wait_loaded
+
+    root = tmp_path / "sessions"
+    huge = "redis port " + "x" * (8 << 20) + " THE END"
+    _write(root / "--p--" / "2026-06-01T00-00-00-000Z_big.jsonl",
+           [_user("u1", None, huge, 1), _reply("a1", "u1", 2)], "big")  # fmt: skip
+    app = make_app(realistic)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.state.sessions = root
+        await wait_loaded(pilot)
+        await press(pilot, "n")
+        sessions = app.query_one(SessionList)
+        await until(pilot, lambda: len(sessions.rows) == 1, "the session")
+        await press(pilot, "enter")
+        turns = app.query_one(TurnList)
+        await until(pilot, lambda: turns.highlighted is not None, "its prompt")
+        pane = _plain(describe_turn(turns.highlighted))
+        assert "… 8.0 MB more (f: the whole prompt, page by page)" in pane
+        assert len(pane) < 40_000
+        await press(pilot, "f")
+        pager = app.screen
+        assert isinstance(pager, Pager) and pager.pages == 525
+        await press(pilot, "G")
+        assert "THE END" in str(pager.query_one("#pager-text", Static).render())
+        assert "page 525 of 525 (8.0 MB)" in str(pager.query_one("#dialog-title", Static).render())
+        await press(pilot, "escape")
+        assert isinstance(app.query_one(TurnsView), TurnsView) and not isinstance(app.screen, Pager)

@@ -71,7 +71,10 @@ def calm_marks(text: str, limit: int = MAX_MARKS) -> str:
 
 
 def one_line(text: str, width: int | None = None) -> str:
-    """A single visible line, clipped to ``width`` characters with an ellipsis."""
+    """A single visible line, clipped to ``width`` characters with an ellipsis. Only
+    what can be shown is looked at: a 50 MB text costs what its first line does."""
+    if width is not None and len(text) > (room := (width + 1) * (MAX_MARKS + 1)):
+        text = text[:room]
     line = calm_marks(visible(text))
     if width is not None and len(line) > width:
         return line[: max(0, width - 1)] + "…"
@@ -81,6 +84,37 @@ def one_line(text: str, width: int | None = None) -> str:
 def plain_lines(text: str) -> str:
     """``text`` shown visibly, keeping its line breaks and tabs (a notice, a dialog)."""
     return calm_marks(visible(text, keep_newlines=True))
+
+
+SHOWN_CHARS = 16_000
+"""The most of one text a pane lays out at once (a page of the pager)."""
+SHOWN_LINES = 200
+
+
+def megabytes(size: int) -> str:
+    """A byte count in words: "812 bytes", "4.0 KB", "49.9 MB"."""
+    if size < 1024:
+        return f"{size} bytes"
+    if size < 1 << 20:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / (1 << 20):.1f} MB"
+
+
+def capped(text: str, chars: int = SHOWN_CHARS, lines: int = SHOWN_LINES) -> tuple[str, str]:
+    """The start of ``text`` a pane can lay out at once (at most ``chars`` characters
+    and ``lines`` lines), and what is left in words ("… 49.9 MB more"; "" for nothing)."""
+    head = text[:chars]
+    cut = -1
+    for _ in range(lines):
+        cut = head.find("\n", cut + 1)
+        if cut < 0:
+            break
+    if cut >= 0:
+        head = head[:cut]
+    if len(head) == len(text):
+        return text, ""
+    rest = len(text[len(head) :].encode("utf-8", "surrogatepass"))
+    return head, f"… {megabytes(rest)} more"
 
 
 def iso_day(value: str | None) -> str:

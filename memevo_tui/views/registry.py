@@ -203,7 +203,7 @@ VIEWS: tuple[ViewEntry, ...] = (
         "What pi injected into each past prompt of its sessions, then and now",
         "Show the turns: what pi injected, prompt by prompt",
         "turns",
-        _of("widgets.turn_list:SessionList", "widgets.turn_list:TurnList"),
+        _of("widgets.turn_list:SessionList", "widgets.turn_list:TurnList", "views.turns:TurnsView"),
         of_record=("Its turns (prompts pi gave it to)", "record:{id}"),
     ),
 )

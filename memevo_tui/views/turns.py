@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import ClassVar
 
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Static
 
-from store import RECALL_VERSION, StoreError, Turn
+from store import MAX_QUERY_BYTES, RECALL_VERSION, StoreError, Turn
 
 from ..core.filters import Field, Query
 from ..core.state import Change, DashboardState, OwnWrite, Reloaded, Scoped
@@ -55,6 +57,16 @@ class TurnsView(FilteringView):
     FOCUS = "#session-list"
     FIELDS = FIELDS
     BOX = "#turns-filter"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "f",
+            "whole",
+            "Whole prompt",
+            id="turns.whole",
+            show=False,
+            tooltip="The highlighted prompt in full, page by page",
+        ),
+    ]
 
     @dataclass
     class Loaded(Message):
@@ -242,8 +254,19 @@ class TurnsView(FilteringView):
         message.stop()
         p = message.row.prompt
         # the recall preview on it, its earlier turns folded in, the dial at its moment
-        self.post_message(ShowView("recall", "ask_with", (p.text, p.recent),
+        text = p.text[: 4 * MAX_QUERY_BYTES]  # pi reads no more of it (redacted, clipped)
+        self.post_message(ShowView("recall", "ask_with", (text, p.recent),
                                    dial=p.moment_ms, focus="#recall-list"))  # fmt: skip
+
+    def action_whole(self) -> None:
+        """f: the highlighted prompt in full, page by page (a 50 MB prompt too)."""
+        row = self.query_one(TurnList).highlighted if self.opened is not None else None
+        if row is None:
+            self.notify("Open a session (enter) and highlight a prompt first", title="Turns")
+            return
+        from ..screens.pager import Pager
+
+        self.app.push_screen(Pager("The prompt", row.prompt.text))
 
     def focus_default(self) -> None:
         shown = TurnList if self.opened is not None else SessionList

@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from store import RECALL_VERSION, Turn, iso
 
-from ..core.text import one_line, visible
+from ..core.text import capped, one_line, visible
 from ..core.turnlog import SessionTurns
 from ..core.view import origin_name
 from .virtual_list import Column, VirtualList
@@ -179,7 +179,7 @@ class TurnList(VirtualList[Turn]):
             "branch": str(p.branch) if p.branch else "",
             "then": _ids(row.then),
             "now": _ids(row.now),
-            "prompt": one_line(p.text),
+            "prompt": one_line(p.text, 400),
         }
 
     def cell_class(self, row: Turn, column: str) -> str | None:
@@ -244,7 +244,10 @@ def describe_turn(t: Turn | None) -> RenderableType:
     head.append(f"\nsession {visible(p.session_id)} · entry {visible(p.entry_id)}")
     head.append(" · on another branch\n" if p.branch else "\n")
     head.append("\n")
-    head.append(visible(p.text, keep_newlines=True))
+    shown, more = capped(p.text)
+    head.append(visible(shown, keep_newlines=True))
+    if more:
+        head.append(f"\n{more} (f: the whole prompt, page by page)", style="italic")
     head.append("\n")
     if p.recent:
         head.append(f"\nearlier turns pi folds in ({len(p.recent)}):\n", style="dim")
