@@ -24,12 +24,18 @@ from store import (
 )
 
 from . import __version__
-from .cli import EXIT_CANNOT_RUN, add_verbs, execute
+from .cli import EXIT_CANNOT_RUN, SESSIONS_HELP, add_verbs, execute
 from .core.when import OFFSET, BadMoment, parse_moment
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, with a usage mistake told in one line (and exit 2), not a usage dump."""
+    """argparse, with a usage mistake told in one line (and exit 2), not a usage dump;
+    an option is taken only as written, never by a prefix of its name (``--session`` is
+    turns' own option, not the start of ``--sessions``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         hint = f"see {self.prog} --help"
@@ -120,9 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--sessions",
+        "--session-dir",
         metavar="DIR",
-        help="pi's session folder, read to show where a memory came from (default: "
-        "$PI_CODING_AGENT_DIR/sessions, or ~/.pi/agent/sessions); never written",
+        dest="top_sessions",
+        help=f"pi's session folder, read to show where a memory came from ({SESSIONS_HELP})",
     )
     scope = parser.add_mutually_exclusive_group()
     scope.add_argument(
@@ -203,8 +210,40 @@ def _keeping_past(store: MemoryStore, path: Path, *, demo: bool) -> MemoryStore:
     return keeping_past(store, path)
 
 
+TOP_OPTIONS = (
+    ("top_sessions", "sessions", "--sessions"),
+    ("open_project", "project", "--project"),
+    ("open_all", "all_projects", "--all-projects"),
+    ("live", None, "--live"),
+    ("smoke", None, "--smoke"),
+)
+"""The dashboard's options a verb may take too: (the dashboard's name, the verb's
+name or None for a verb never, the option)."""
+
+
+def _hand_down(args: argparse.Namespace) -> str | None:
+    """The dashboard's options written before a verb (``memevo-tui --sessions DIR
+    turns``) given to the verb, as if written after it; one it does not take, or one
+    written both ways with two values, is refused (the line why), never dropped."""
+    verb = getattr(args, "verb", None)
+    for top, own, flag in TOP_OPTIONS:
+        value = getattr(args, top, None)
+        if not verb or not value:
+            continue
+        if own is None or not hasattr(args, own):
+            return f"{flag} does not apply to {verb} (memevo-tui {verb} --help lists its options)"
+        mine = getattr(args, own)
+        if mine and mine != value:
+            return f"{flag} was given twice, before and after {verb}, with two values"
+        setattr(args, own, value)
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(join_dashed_values(sys.argv[1:] if argv is None else argv))
+    if refused := _hand_down(args):
+        sys.stderr.write(f"memevo-tui: {refused}\n")
+        return EXIT_CANNOT_RUN
     if getattr(args, "verb", None) == "completion":  # no store: the parser itself
         from .cli.completion import script
 
@@ -276,7 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             label=label,
             live_demo=args.live,
             served=args.served is not None,
-            sessions=Path(args.sessions).expanduser() if args.sessions else None,
+            sessions=args.top_sessions,
             scope="" if args.open_all else args.open_project,  # "": every project
         )
     finally:

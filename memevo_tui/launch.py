@@ -66,7 +66,7 @@ def run_app(
     label: str | None = None,
     live_demo: bool = False,
     served: bool = False,
-    sessions: Path | None = None,
+    sessions: str | None = None,
     scope: str | None = None,
 ) -> int:
     """Run the dashboard; ``served``: one browser tab's, under Textual's web driver."""
@@ -89,7 +89,7 @@ def run_app(
         driver_class=terminal.driver() if in_terminal else None,
     )
     if sessions is not None:
-        app.state.sessions = sessions
+        app.state.use_sessions(sessions)
     app.state.scope_asked = os.path.abspath(os.path.expanduser(scope)) if scope else scope
     if smoke:
         report = asyncio.run(_smoke(app))

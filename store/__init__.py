@@ -94,7 +94,7 @@ if TYPE_CHECKING:
         tool_matches,
         tool_text,
     )
-    from .sessions import session_context, sessions_root
+    from .sessions import session_context, sessions_folder, sessions_root
     from .status import QueueStatus, StatusReport, queue_status
     from .status import status as status_report
     from .timeline import Bucket, RunDay, Standing, activity, buckets, runs
@@ -161,6 +161,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "session_files": ("turns", "session_files"),
     "session_prompts": ("turns", "session_prompts"),
     "sessions_root": ("sessions", "sessions_root"),
+    "sessions_folder": ("sessions", "sessions_folder"),
     "status_report": ("status", "status"),
     "tool_matches": ("recall", "tool_matches"),
     "tool_text": ("recall", "tool_text"),
@@ -285,6 +286,7 @@ __all__ = [
     "session_context",
     "session_files",
     "session_prompts",
+    "sessions_folder",
     "sessions_root",
     "status_report",
     "system_clock",

@@ -33,12 +33,57 @@ MAX_FILE = 512 << 20
 """The largest session file read (a bigger one is reported, not read)."""
 
 
-def sessions_root(environ: Mapping[str, str] | None = None) -> Path:
-    """Where pi keeps its session files."""
-    env = os.environ if environ is None else environ
+SESSION_DIR_ENV = "PI_CODING_AGENT_SESSION_DIR"
+
+
+def _tilde(path: str) -> str:
+    """pi's ``expandTildePath``: ``~`` and ``~/…`` only."""
+    if path == "~":
+        return str(Path.home())
+    return str(Path.home()) + path[1:] if path.startswith("~/") else path
+
+
+def _agent_dir(env: Mapping[str, str]) -> Path:
     agent = env.get("PI_CODING_AGENT_DIR", "").strip()
-    base = Path(agent).expanduser() if agent else Path.home() / ".pi" / "agent"
-    return base / "sessions"
+    return Path(_tilde(agent)) if agent else Path.home() / ".pi" / "agent"
+
+
+def _setting(path: Path) -> str | None:
+    """``sessionDir`` of a pi settings file (None: not set, or the file unreadable)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = data.get("sessionDir") if isinstance(data, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def sessions_folder(
+    asked: str | None = None, environ: Mapping[str, str] | None = None, cwd: str | None = None
+) -> tuple[Path, str]:
+    """Where pi keeps its session files, and why, in pi's own precedence (its
+    ``main.ts`` and ``settings-manager``): ``asked`` (``--sessions``, pi's
+    ``--session-dir``), then ``$PI_CODING_AGENT_SESSION_DIR``, then ``sessionDir`` in the
+    project's ``.pi/settings.json`` (``cwd``'s), then in pi's global ``settings.json``;
+    else ``sessions`` under pi's agent folder, one subfolder per project. A custom
+    folder holds every project's sessions flat."""
+    env = os.environ if environ is None else environ
+    if asked:
+        return Path(_tilde(asked)), "--sessions"
+    if value := env.get(SESSION_DIR_ENV, ""):
+        return Path(_tilde(value)), f"${SESSION_DIR_ENV}"
+    here = Path(os.getcwd() if cwd is None else cwd)
+    agent = _agent_dir(env)
+    for settings, named in ((here / ".pi" / "settings.json", "./.pi/settings.json"),
+                            (agent / "settings.json", f"{agent}/settings.json")):  # fmt: skip
+        if found := _setting(settings):
+            return Path(_tilde(found)), f"sessionDir in {named}"
+    return agent / "sessions", "pi's default"
+
+
+def sessions_root(environ: Mapping[str, str] | None = None) -> Path:
+    """Where pi keeps its session files (``sessions_folder``, nothing asked)."""
+    return sessions_folder(None, environ)[0]
 
 
 def cwd_folder(cwd: str) -> str:
@@ -77,6 +122,7 @@ def find_session(root: Path, session_id: str, cwd: str = "") -> Path | None:
     folders = []
     if cwd:
         folders.append(root / cwd_folder(cwd))
+    folders.append(root)  # a custom session folder: every project's sessions, flat
     try:
         folders += sorted(p for p in root.iterdir() if p.is_dir() and p not in folders)
     except OSError:
@@ -106,6 +152,7 @@ class _Line(msgspec.Struct):
     message: _Message | None = None
     version: Any = None
     cwd: Any = None
+    parentSession: Any = None
 
 
 _decode_line = msgspec.json.Decoder(_Line).decode
@@ -128,6 +175,7 @@ class _Kept(msgspec.Struct):
     header: dict[str, Any]
     corrupt: int
     places: list[Place]
+    copied: int = 0
 
 
 _decode_kept = msgspec.json.Decoder(_Kept).decode
@@ -160,6 +208,10 @@ class Session:
     corrupt: int = 0
     """Lines skipped: not JSON, or not an entry."""
     children: dict[str | None, list[str]] = field(default_factory=dict)
+    copied: int = 0
+    """A fork's or a clone's first entries, copied from its ``parentSession`` (same ids
+    and times): part of its context, but no turn of its own (``fork_copies``)."""
+    _copying: bool = True
 
     @property
     def last(self) -> str | None:
@@ -248,7 +300,7 @@ class IndexCache(Protocol):
     def put(self, path: Path, data: bytes) -> None: ...
 
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 
 
 def _fingerprint(st: os.stat_result) -> list[int]:
@@ -258,7 +310,9 @@ def _fingerprint(st: os.stat_result) -> list[int]:
 def dump_index(session: Session, st: os.stat_result) -> bytes:
     """The index as bytes, tied to the file as it was (``st``)."""
     places = [session.places[i] for i in session.order]
-    return msgspec.json.encode(_Kept(_fingerprint(st), session.header, session.corrupt, places))
+    return msgspec.json.encode(
+        _Kept(_fingerprint(st), session.header, session.corrupt, places, session.copied)
+    )
 
 
 def load_index(path: Path, data: bytes, st: os.stat_result) -> Session | None:
@@ -269,7 +323,7 @@ def load_index(path: Path, data: bytes, st: os.stat_result) -> Session | None:
         return None
     if kept.file != _fingerprint(st):
         return None
-    session = Session(path, kept.header, corrupt=kept.corrupt)
+    session = Session(path, kept.header, corrupt=kept.corrupt, copied=kept.copied)
     places, order, children = session.places, session.order, session.children
     size = st.st_size
     for place in kept.places:
@@ -357,7 +411,8 @@ def _index_line(session: Session, line: bytes, offset: int) -> None:
         return
     if head.type == "session" and not session.header:
         session.header = {"type": "session", "version": head.version, "id": head.id,
-                          "cwd": head.cwd}  # fmt: skip
+                          "cwd": head.cwd, "timestamp": head.timestamp,
+                          "parentSession": head.parentSession}  # fmt: skip
         return
     entry_id, parent = head.id, head.parentId
     if not isinstance(entry_id, str) or not (parent is None or isinstance(parent, str)):
@@ -372,6 +427,9 @@ def _index_line(session: Session, line: bytes, offset: int) -> None:
         role = head.message.role if isinstance(head.message.role, str) else "message"
         moment = _moment(head.message.timestamp)
     session.places[entry_id] = Place(offset, len(line), entry_id, parent, kind, role, moment)
+    if session._copying:
+        session._copying = _copied(session.header, head.timestamp)
+        session.copied += session._copying
     session.order.append(entry_id)
     session.children.setdefault(parent, []).append(entry_id)
 
@@ -381,6 +439,20 @@ def _decoded_again(line: bytes) -> _Line | None:
         return _decode_line(line)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
+
+
+def _copied(header: Mapping[str, Any], stamp: Any) -> bool:
+    """Is an entry dated ``stamp``, in the leading run of a file whose header names a
+    ``parentSession``, a copy of the parent's (pi's ``fork``, ``clone``, ``--fork``,
+    ``createBranchedSession``: the entries of the branch up to the fork, written with
+    their own ids and times before the fork's own)? A copy is dated no later than the
+    header, which is dated when the copy was made."""
+    if not isinstance(header.get("parentSession"), str) or not header["parentSession"]:
+        return False
+    from .js import parse_ms
+
+    made, then = parse_ms(header.get("timestamp")), parse_ms(stamp)
+    return made is not None and then is not None and then <= made
 
 
 def locate(session: Session, ref: SourceRef) -> Place | None:

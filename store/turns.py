@@ -82,6 +82,11 @@ class SessionPrompts:
     """Why the file could not be read ("" when it was)."""
     note: str = ""
     """What was read but not used (entries in a ``parentId`` cycle), "" for nothing."""
+    carried: int = 0
+    """User prompts a fork or a clone copied from its ``parentSession``: its context,
+    not turns of its own (pi ran no recall for them in this file)."""
+    parent: str = ""
+    """The session file it was forked or cloned from (its header's ``parentSession``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,10 +422,13 @@ def session_prompts(path: Path, cache: Any = None) -> SessionPrompts:
     prompts: list[tuple[int, int, Prompt]] = []
     lines = _LineMemo(session)
     walk = _Walk(session, lines.data)
+    copies = set(session.order[: session.copied])
     try:
         walk.run()
         number, branches = _branch_numbers(session, walk.depth)
         for entry_id, recent in walk.recent.items():
+            if entry_id in copies:
+                continue
             place = session.places[entry_id]
             assert place.moment_ms is not None
             text = user_text(lines.data(entry_id).get("message"))
@@ -436,9 +444,12 @@ def session_prompts(path: Path, cache: Any = None) -> SessionPrompts:
     started = header_time(session)
     looped = walk.unreached()
     note = f"{looped} entr{'y' if looped == 1 else 'ies'} in a parentId cycle, skipped"
+    parent = header.get("parentSession")
     return SessionPrompts(path, str(session_id), str(project), started,
                           tuple(p for _, _, p in prompts), branches,
-                          session.corrupt + looped, "", note if looped else "")  # fmt: skip
+                          session.corrupt + looped, "", note if looped else "",
+                          sum(1 for e in copies if e in walk.recent),
+                          parent if isinstance(parent, str) else "")  # fmt: skip
 
 
 def header_time(session: Session) -> str:

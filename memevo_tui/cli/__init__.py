@@ -12,7 +12,7 @@ import argparse
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from .parser import add_verbs
+from .parser import SESSIONS_HELP, add_verbs
 
 if TYPE_CHECKING:
     from store import MemoryStore
@@ -28,4 +28,4 @@ def execute(store_opener: Callable[[], Awaitable[MemoryStore]], args: argparse.N
     return run(store_opener, args)
 
 
-__all__ = ["EXIT_CANNOT_RUN", "EXIT_OK", "EXIT_REFUSED", "add_verbs", "execute"]
+__all__ = ["EXIT_CANNOT_RUN", "EXIT_OK", "EXIT_REFUSED", "SESSIONS_HELP", "add_verbs", "execute"]

@@ -25,6 +25,14 @@ COUNT_MAX = 2**53 - 1
 and is taken as this (SQLite's integers stop at 2**63 - 1)."""
 
 
+SESSIONS_HELP = (
+    "pi's session folder, read only; by default the one pi itself uses, in its order: "
+    "$PI_CODING_AGENT_SESSION_DIR, sessionDir in ./.pi/settings.json, sessionDir in "
+    "$PI_CODING_AGENT_DIR/settings.json, else $PI_CODING_AGENT_DIR/sessions "
+    "(~/.pi/agent/sessions); turns says which was read and why"
+)
+
+
 def _whole(text: str, least: int) -> int:
     try:
         value = int(text)
@@ -171,11 +179,8 @@ def _provenance(v: _Verbs) -> None:
     p.add_argument("id")
     p.add_argument("--context", type=_limit, default=0, metavar="N",
                    help="N turns of pi's session on each side of the source's entry")  # fmt: skip
-    p.add_argument("--sessions", metavar="DIR",
-                   help="pi's session folder (default: $PI_CODING_AGENT_DIR/sessions, or "
-                        "~/.pi/agent/sessions); read only")  # fmt: skip
-    sessions_help = ("pi's session folder (default: $PI_CODING_AGENT_DIR/sessions, or "
-                     "~/.pi/agent/sessions); read only")  # fmt: skip
+    p.add_argument("--sessions", "--session-dir", metavar="DIR", help=SESSIONS_HELP)
+    sessions_help = SESSIONS_HELP
     p = verb(
         "turns",
         "what pi injected into each past prompt of its sessions, replayed on the store as "
@@ -192,14 +197,14 @@ def _provenance(v: _Verbs) -> None:
         "--since", metavar="WHEN", help="only prompts from this moment on (a date or an offset)"
     )
     p.add_argument("--project", metavar="PATH", help="only the sessions pi ran in PATH")
-    p.add_argument("--sessions", metavar="DIR", help=sessions_help)
+    p.add_argument("--sessions", "--session-dir", metavar="DIR", help=sessions_help)
     p = verb(
         "blame",
         "the past prompts that pi injected a memory into, replayed from its sessions",
         "Each turn that injected the record at the time, in the layout of turns.",
     )
     p.add_argument("id")
-    p.add_argument("--sessions", metavar="DIR", help=sessions_help)
+    p.add_argument("--sessions", "--session-dir", metavar="DIR", help=sessions_help)
 
 
 def _completion(v: _Verbs) -> None:

@@ -14,7 +14,7 @@ from store import (
     Source,
     SourceLink,
     session_context,
-    sessions_root,
+    sessions_folder,
 )
 
 from ..core.text import one_line
@@ -126,7 +126,7 @@ def print_source(p: Provenance, o: Output, root: Path, n: int) -> None:
 
 async def run_source(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
     p = await store.provenance(args.id)
-    root = Path(args.sessions).expanduser() if args.sessions else sessions_root()
+    root = sessions_folder(args.sessions)[0]
     if args.json:
         o.json(source_json(p, root, args.context))
     else:

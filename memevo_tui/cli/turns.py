@@ -17,11 +17,11 @@ from store import (
     replay_turns,
     session_files,
     session_prompts,
-    sessions_root,
+    sessions_folder,
 )
 
 from ..core.scope import project_for, resolve_project
-from ..core.text import one_line
+from ..core.text import one_line, short_ids
 from ..core.when import BadMoment, parse_moment
 from .output import Output
 from .run import CannotRun
@@ -67,12 +67,19 @@ def prompts_of(
     wanted = ""
     if project:
         wanted = resolve_project(project, [*origins, *(f.project for f in found_all)])
+    if session:
+        named = sorted({f.session_id for f in found_all if f.session_id.startswith(session)})
+        if len(named) > 1 and session not in named:
+            listed = ", ".join(named[:10]) + (", …" if len(named) > 10 else "")
+            raise CannotRun(f"--session {session} is ambiguous: {len(named)} sessions "
+                            f"start so ({listed})")  # fmt: skip
+        session = named[0] if named else session
     prompts: list[Prompt] = []
     read = 0
     for found in found_all:
         if wanted and project_for(found.project, [wanted]) != wanted:
             continue
-        if session and not found.session_id.startswith(session):
+        if session and found.session_id != session:
             continue
         read += 1
         prompts += [p for p in found.prompts if since_ms is None or p.moment_ms >= since_ms]
@@ -103,21 +110,40 @@ def turn_json(t: Turn) -> dict[str, Any]:
     }
 
 
-def _ids(ids: tuple[str, ...] | None) -> str:
+Short = dict[str, str]
+"""Each id shown, at its shortest unique prefix (``short_ids``)."""
+
+
+def _ids(ids: tuple[str, ...] | None, short: Short) -> str:
     if ids is None:
         return "?"
-    return ",".join(i[:8] for i in ids) or "-"
+    return ",".join(short.get(i, i) for i in ids) or "-"
 
 
-def turn_line(t: Turn, o: Output) -> str:
+def shorts(turns: list[Turn], records: list[str]) -> tuple[Short, Short, Short]:
+    """The sessions', the entries' and the records' ids at their shortest unique
+    prefixes: sessions among those shown, entries within them, records among every
+    record of the store (so a printed id is taken back by every verb)."""
+    sessions = short_ids(t.prompt.session_id for t in turns)
+    entries = short_ids(t.prompt.entry_id for t in turns)
+    return sessions, entries, short_ids(records)
+
+
+def turn_line(t: Turn, o: Output, short: tuple[Short, Short, Short]) -> str:
     p = t.prompt
+    sessions, entries, records = short
     mark = "~" if t.approximate else ("?" if t.then is None else " ")
     branch = f" b{p.branch}" if p.branch else ""
+    session = sessions.get(p.session_id, p.session_id[:8])
     head = (
-        f"{iso(p.moment_ms)[:16]}{mark} {p.session_id[:8]} {p.entry_id[:8]}{branch}  "
-        f"then {_ids(t.then)}  now {_ids(t.now)}  "
+        f"{iso(p.moment_ms)[:16]}{mark} {session} {entries.get(p.entry_id, p.entry_id)}"
+        f"{branch}  then {_ids(t.then, records)}  now {_ids(t.now, records)}  "
     )
     return head + o.fit(p.text, len(head))
+
+
+async def _record_ids(store: MemoryStore) -> list[str]:
+    return [str(r[0]) for r in await store.query("SELECT id FROM memories")]
 
 
 def _memo(store: MemoryStore, args: argparse.Namespace) -> TurnCache | None:
@@ -140,7 +166,7 @@ def _since(args: argparse.Namespace, store: MemoryStore) -> float | None:
 
 
 async def run_turns(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
-    root = Path(args.sessions).expanduser() if args.sessions else sessions_root()
+    root, why = sessions_folder(args.sessions)
     prompts, read, problems = prompts_of(
         root,
         project=args.project or "",
@@ -151,40 +177,44 @@ async def run_turns(store: MemoryStore, args: argparse.Namespace, o: Output) -> 
     for line in problems:
         o.note(f"memevo-tui: {one_line(line)}")
     if not read and not problems:
-        raise CannotRun(f"no pi session files under {root}" +
+        raise CannotRun(f"no pi session files under {root} ({why})" +
                              (f" for {args.project}" if args.project else ""))  # fmt: skip
     turns = await replay_turns(store, prompts, _memo(store, args))
     if args.json:
         o.json({"recall": AS_PI, "turns": [turn_json(t) for t in turns]})
     else:
+        short = shorts(turns, await _record_ids(store))
         for t in turns:
-            o.line(turn_line(t, o))
-    _summary(turns, read, o)
+            o.line(turn_line(t, o, short))
+    _summary(turns, read, o, f"{root} ({why})")
     return 0
 
 
 async def run_blame(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
     m = await store.memory(args.id)  # NotFound: pi's own refusal, exit 1
-    root = Path(args.sessions).expanduser() if args.sessions else sessions_root()
+    root, why = sessions_folder(args.sessions)
     prompts, read, problems = prompts_of(root)
     for line in problems:
         o.note(f"memevo-tui: {one_line(line)}")
     replayed = await replay_turns(store, prompts, _memo(store, args))
     turns = [t for t in replayed if m.id in (t.then or ())]
+    records = await _record_ids(store)
     if args.json:
         o.json({"id": m.id, "recall": AS_PI, "turns": [turn_json(t) for t in turns]})
     else:
+        short = shorts(turns, records)
         for t in turns:
-            o.line(turn_line(t, o))
+            o.line(turn_line(t, o, short))
     last = f", last on {iso(turns[-1].prompt.moment_ms)[:10]}" if turns else ""
     partial = (f"; partial: {len(problems)} file(s) or folder(s) could not be read, "
                "their turns are not counted") if problems else ""  # fmt: skip
-    o.note(f"memevo-tui: {m.id[:8]} injected in {len(turns)} turn(s){last}; "
-           f"{read} session file(s) read{partial}, {AS_PI}")  # fmt: skip
+    shown = short_ids(records).get(m.id, m.id)
+    o.note(f"memevo-tui: {shown} injected in {len(turns)} turn(s){last}; "
+           f"{read} session file(s) read{partial} from {root} ({why}), {AS_PI}")  # fmt: skip
     return 0
 
 
-def _summary(turns: list[Turn], read: int, o: Output) -> None:
+def _summary(turns: list[Turn], read: int, o: Output, where: str) -> None:
     got = sum(1 for t in turns if t.then)
     unknown = sum(1 for t in turns if t.then is None)
     approx = sum(1 for t in turns if t.approximate)
@@ -195,5 +225,5 @@ def _summary(turns: list[Turn], read: int, o: Output) -> None:
             f"; {approx} approximate (~)" if approx else "",
         )
     )
-    o.note(f"memevo-tui: {len(turns)} prompt(s) in {read} session file(s); {got} got "
-           f"memories then; {changed} would differ now{extra}; {AS_PI}")  # fmt: skip
+    o.note(f"memevo-tui: {len(turns)} prompt(s) in {read} session file(s) under {where}; "
+           f"{got} got memories then; {changed} would differ now{extra}; {AS_PI}")  # fmt: skip

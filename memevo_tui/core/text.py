@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from typing import Any
 
 from store import Evidence, Signal, iso, parse_ms
@@ -84,6 +85,27 @@ def one_line(text: str, width: int | None = None) -> str:
 def plain_lines(text: str) -> str:
     """``text`` shown visibly, keeping its line breaks and tabs (a notice, a dialog)."""
     return calm_marks(visible(text, keep_newlines=True))
+
+
+def short_ids(ids: Iterable[str], least: int = 8) -> dict[str, str]:
+    """Each id's shortest prefix that no other of ``ids`` shares, ``least`` characters
+    at least, as git abbreviates: UUIDv7 session ids started in the same minute share
+    their first 8 hex digits, and are told apart."""
+    ordered = sorted(set(ids))
+    out: dict[str, str] = {}
+    for i, this in enumerate(ordered):
+        need = least
+        for other in (ordered[i - 1] if i else None,
+                      ordered[i + 1] if i + 1 < len(ordered) else None):  # fmt: skip
+            if other is not None:
+                same = 0
+                for a, b in zip(this, other, strict=False):
+                    if a != b:
+                        break
+                    same += 1
+                need = max(need, same + 1)
+        out[this] = this[:need]
+    return out
 
 
 SHOWN_CHARS = 16_000

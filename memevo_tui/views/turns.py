@@ -166,7 +166,8 @@ class TurnsView(FilteringView):
         self.state.replayed(InjectionLog(message.sessions))  # each record's recall log
         session_list = self.query_one(SessionList)
         session_list.empty_text = (
-            f"No pi session files under {self.state.sessions} (--sessions DIR reads another)."
+            f"No pi session files under {self.state.sessions} ({self.state.sessions_why}; "
+            "--sessions DIR reads another)."
         )
         session_list.set_rows(self._shown_sessions())
         if self.opened is not None:  # still showing a session: its turns as replayed now
@@ -181,7 +182,8 @@ class TurnsView(FilteringView):
         if early:
             line = f"{self._counts()} · the last replay's answers; checking them against the store…"
         elif not line:
-            line = f"{self._counts()} · as pi {RECALL_VERSION} would recall"
+            line = (f"{self._counts()} · as pi {RECALL_VERSION} would recall · sessions from "
+                    f"{self.state.sessions} ({self.state.sessions_why})")  # fmt: skip
         self.query_one("#turns-summary", Static).update(line)
 
     def _counts(self) -> str:

@@ -226,6 +226,12 @@ def describe_session(row: SessionTurns | None) -> RenderableType:
         out.append(f"{s.corrupt} corrupt line(s) skipped\n", style="italic")
     if s.note:
         out.append(f"{visible(s.note)}\n", style="italic")
+    if s.parent:
+        out.append(
+            f"forked from {visible(s.parent)}: its first {s.carried} prompt(s) are "
+            "carried over from there, not turns of this session\n",
+            style="italic",
+        )
     for t in row.turns[:12]:
         out.append(f"\n{turn_mark(t)} ", style="bold yellow")
         out.append(visible(one_line(t.prompt.text, 60)))

@@ -27,7 +27,7 @@ from store import (
     MemoryStore,
     fp,
     iso,
-    sessions_root,
+    sessions_folder,
     system_clock,
 )
 
@@ -78,8 +78,9 @@ class DashboardState:
         remember: bool = True,
     ) -> None:
         self.db_path = db_path
-        self.sessions = sessions_root()
-        """Where pi keeps its session files (``--sessions DIR``): read only."""
+        self.sessions, self.sessions_why = sessions_folder()
+        """Where pi keeps its session files (``--sessions DIR``, else where pi's own
+        settings put them), and why: read only."""
         self.scope = Scope()
         """The project every view shows (``scope.py``): set once every record is read."""
         self.scope_asked: str | None = AUTO
@@ -391,6 +392,10 @@ class DashboardState:
 
     def regrouped(self) -> None:
         self._tell(Regrouped())
+
+    def use_sessions(self, asked: str | None) -> None:
+        """Read pi's sessions from ``asked`` (``--sessions``), else where pi puts them."""
+        self.sessions, self.sessions_why = sessions_folder(asked)
 
     def set_scope(self, scope: Scope) -> None:
         """Show ``scope`` (a project, or every project) in every view."""

@@ -1,0 +1,206 @@
+"""Session files as the real pi writes them (issue 56), written here from pi's own
+``session-manager`` (0.73 and 1.6): a fork's and a clone's copied entries, a flat
+``--session-dir`` folder, UUIDv7 ids from one minute; and the command line taking ids
+and options as git and Unix users expect."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memevo_tui.__main__ import main
+from store import iso, session_prompts, sessions_folder
+
+T0 = 1_780_000_000_000  # 2026-05-28
+WEBSHOP = "/home/dev/projects/webshop"
+
+
+def _entry(eid: str, parent: str | None, ms: int, **fields: Any) -> dict[str, Any]:
+    # real files: the entry is stamped 0-60 ms after its message
+    return {"type": "message", "id": eid, "parentId": parent, "timestamp": iso(ms + 17),
+            **fields}  # fmt: skip
+
+
+def user(eid: str, parent: str | None, text: str, ms: int) -> dict[str, Any]:
+    return _entry(eid, parent, ms, message={
+        "role": "user", "content": [{"type": "text", "text": text}], "timestamp": ms})  # fmt: skip
+
+
+def reply(eid: str, parent: str, ms: int) -> dict[str, Any]:
+    return _entry(eid, parent, ms, message={
+        "role": "assistant", "content": [{"type": "text", "text": "done"}], "timestamp": ms,
+        "api": "openai-completions", "provider": "fake", "model": "fake-1",
+        "usage": {"input": 10, "output": 2}, "stopReason": "stop"})  # fmt: skip
+
+
+def write(folder: Path, sid: str, started: int, lines: list[dict[str, Any]],
+          cwd: str = WEBSHOP, parent: str | None = None) -> Path:  # fmt: skip
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = iso(started)
+    path = folder / f"{stamp.replace(':', '-').replace('.', '-')}_{sid}.jsonl"
+    header: dict[str, Any] = {"type": "session", "version": 3, "id": sid, "timestamp": stamp,
+                              "cwd": cwd}  # fmt: skip
+    if parent is not None:
+        header["parentSession"] = parent
+    path.write_text("".join(json.dumps(x) + "\n" for x in [header, *lines]))
+    return path
+
+
+def uuid7(minute_ms: int, n: int) -> str:
+    """A UUIDv7 of a moment within one minute: the first 8 hex digits are the clock's."""
+    ms = minute_ms + n * 1000
+    head = f"{ms:012x}"
+    return f"{head[:8]}-{head[8:]}-7{n:03x}-8{n:03x}-{n:012x}"
+
+
+def parent_and_forks(folder: Path) -> tuple[Path, Path, Path]:
+    """A session of three prompts; pi's ``fork`` at its second (the branch up to it
+    copied, then a prompt of its own), and ``--fork`` (every entry copied, then one)."""
+    lines = [
+        {"type": "model_change", "id": "m0", "parentId": None, "timestamp": iso(T0),
+         "provider": "fake", "modelId": "fake-1"},
+        {"type": "thinking_level_change", "id": "t0", "parentId": "m0", "timestamp": iso(T0),
+         "thinkingLevel": "off"},
+        user("u1", "t0", "where is the redis port configured", T0 + 1000),
+        reply("a1", "u1", T0 + 2000),
+        user("u2", "a1", "deploy postgres to staging", T0 + 3000),
+        reply("a2", "u2", T0 + 4000),
+        user("u3", "a2", "and the celery broker", T0 + 5000),
+        reply("a3", "u3", T0 + 6000),
+    ]  # fmt: skip
+    parent = write(folder, uuid7(T0, 0), T0, lines)
+    fork_at = T0 + 60_000
+    copied = lines[:5]  # the branch up to u2, ids and times as they were
+    fork = write(folder, uuid7(fork_at, 1), fork_at,
+                 [*copied, user("f1", "u2", "use pgbouncer for postgres", fork_at + 5000),
+                  reply("fa1", "f1", fork_at + 6000)], parent=str(parent))  # fmt: skip
+    clone_at = T0 + 120_000
+    clone = write(folder, uuid7(clone_at, 2), clone_at,
+                  [*lines, user("c1", "a3", "redis port again", clone_at + 5000)],
+                  parent=str(parent))  # fmt: skip
+    return parent, fork, clone
+
+
+def test_a_forks_copied_prompts_are_its_context_not_its_turns(tmp_path: Path) -> None:
+    parent, fork, clone = parent_and_forks(tmp_path / "s")
+    assert [p.entry_id for p in session_prompts(parent).prompts] == ["u1", "u2", "u3"]
+    forked = session_prompts(fork)
+    assert [p.entry_id for p in forked.prompts] == ["f1"]
+    assert forked.carried == 2 and forked.parent == str(parent)
+    # the copies still feed the recent user texts pi folds into the fork's own prompt
+    assert forked.prompts[0].recent == ("where is the redis port configured",
+                                        "deploy postgres to staging")  # fmt: skip
+    cloned = session_prompts(clone)
+    assert [p.entry_id for p in cloned.prompts] == ["c1"] and cloned.carried == 3
+
+
+def test_turns_counts_each_prompt_once_across_forks(
+    realistic: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "s"
+    parent_and_forks(root)
+    assert main(["turns", "--db", str(realistic), "--sessions", str(root), "--json"]) == 0
+    turns = json.loads(capsys.readouterr().out)["turns"]
+    assert sorted(t["entry"] for t in turns) == ["c1", "f1", "u1", "u2", "u3"]
+
+
+def test_sessions_are_read_where_pi_writes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pi's precedence: --session-dir, $PI_CODING_AGENT_SESSION_DIR, sessionDir in the
+    project's .pi/settings.json, then the global one, else the default folder."""
+    agent = tmp_path / "agent"
+    project = tmp_path / "project"
+    (project / ".pi").mkdir(parents=True)
+    agent.mkdir()
+    env = {"PI_CODING_AGENT_DIR": str(agent)}
+    assert sessions_folder(None, env, str(project)) == (agent / "sessions", "pi's default")
+    (agent / "settings.json").write_text(json.dumps({"sessionDir": str(tmp_path / "global")}))
+    assert sessions_folder(None, env, str(project)) == (
+        tmp_path / "global", f"sessionDir in {agent}/settings.json")  # fmt: skip
+    (project / ".pi" / "settings.json").write_text(json.dumps({"sessionDir": "~/flat"}))
+    assert sessions_folder(None, env, str(project)) == (
+        Path.home() / "flat", "sessionDir in ./.pi/settings.json")  # fmt: skip
+    env["PI_CODING_AGENT_SESSION_DIR"] = str(tmp_path / "env")
+    assert sessions_folder(None, env, str(project))[1] == "$PI_CODING_AGENT_SESSION_DIR"
+    assert sessions_folder(str(tmp_path / "x"), env, str(project)) == (tmp_path / "x",
+                                                                       "--sessions")  # fmt: skip
+
+
+def test_a_flat_session_folder_is_read_and_named(
+    realistic: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    flat = tmp_path / "flat"
+    parent_and_forks(flat)  # every project's sessions in one folder, no subfolders
+    write(flat, uuid7(T0 + 300_000, 3), T0 + 300_000,
+          [user("i1", None, "terraform state bucket", T0 + 301_000)],
+          cwd="/home/dev/projects/infra")  # fmt: skip
+    monkeypatch.setenv("PI_CODING_AGENT_SESSION_DIR", str(flat))
+    assert main(["turns", "--db", str(realistic)]) == 0
+    captured = capsys.readouterr()
+    assert len(captured.out.strip().splitlines()) == 6
+    assert f"under {flat} ($PI_CODING_AGENT_SESSION_DIR)" in captured.err
+    assert main(["turns", "--db", str(realistic), "--project", "/home/dev/projects/infra"]) == 0
+    assert len(capsys.readouterr().out.strip().splitlines()) == 1
+
+
+def test_uuid7_sessions_of_one_minute_are_told_apart(
+    realistic: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "s"
+    parent, _, _ = parent_and_forks(root)
+    ids = [uuid7(T0 + 200_000 + n * 1000, 10 + n) for n in range(3)]
+    assert len({i[:8] for i in ids}) == 1  # the same minute: the same 8 hex digits
+    for n, sid in enumerate(ids):
+        write(root / "same-minute", sid, T0 + n * 1000,
+              [user(f"x{n}", None, f"redis port {n}", T0 + 10_000 + n)])  # fmt: skip
+    base = ["turns", "--db", str(realistic), "--sessions", str(root)]
+    assert main(base) == 0
+    shown = [line.split()[1] for line in capsys.readouterr().out.splitlines()]
+    assert len(shown) == 8 and len(set(shown)) == 6  # the parent's three prompts: one
+    mine = [s for s in shown if any(i.startswith(s) for i in ids)]
+    assert len(mine) == 3 and all(len(s) > 8 for s in mine), shown
+    assert main([*base, "--session", ids[0][:8]]) == 2
+    err = capsys.readouterr().err
+    assert "is ambiguous" in err and ids[1] in err and err.count("\n") == 1
+    unique = next(s for s in shown if ids[2].startswith(s))
+    assert main([*base, "--session", unique, "--json"]) == 0
+    assert [t["entry"] for t in json.loads(capsys.readouterr().out)["turns"]] == ["x2"]
+
+
+def test_every_verb_takes_a_unique_prefix_of_a_records_id(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = "11d4affeff0df48eb3df258f"  # shares "11d" with 11da40a0…
+    assert main(["show", record[:8], "--db", str(realistic), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["memory"]["id"] == record
+    assert main(["pin", record[:6], "--db", str(realistic)]) == 0
+    capsys.readouterr()
+    assert main(["show", "11d", "--db", str(realistic)]) == 2
+    err = capsys.readouterr().err
+    assert "11d is ambiguous: 2 records start so" in err and "11da40a06301a7c955a073e5" in err
+    assert main(["show", "ffffffff", "--db", str(realistic)]) == 1  # pi's own refusal
+
+
+def test_options_before_the_verb_are_the_verbs_or_refused(
+    realistic: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "s"
+    parent_and_forks(root)
+    assert main(["--sessions", str(root), "turns", "--db", str(realistic), "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["turns"]) == 5
+    assert main(["--project", "/home/dev/projects/infra", "list", "--db", str(realistic),
+                 "--json"]) == 0  # fmt: skip
+    listed = json.loads(capsys.readouterr().out)
+    assert listed and all(i["memory"]["scope"] == "/home/dev/projects/infra" for i in listed)
+    assert main(["--live", "list", "--db", str(realistic)]) == 2
+    assert "--live does not apply to list" in capsys.readouterr().err
+    assert main(["--sessions", str(root), "list", "--db", str(realistic)]) == 2
+    assert main(["--sessions", "/a", "turns", "--sessions", "/b", "--db", str(realistic)]) == 2
+    assert "given twice" in capsys.readouterr().err.splitlines()[-1]
+    os.environ.pop("PI_CODING_AGENT_SESSION_DIR", None)
