@@ -60,7 +60,7 @@ def uuid7(minute_ms: int, n: int) -> str:
 def parent_and_forks(folder: Path) -> tuple[Path, Path, Path]:
     """A session of three prompts; pi's ``fork`` at its second (the branch up to it
     copied, then a prompt of its own), and ``--fork`` (every entry copied, then one)."""
-    lines = [
+    lines: list[dict[str, Any]] = [
         {"type": "model_change", "id": "m0", "parentId": None, "timestamp": iso(T0),
          "provider": "fake", "modelId": "fake-1"},
         {"type": "thinking_level_change", "id": "t0", "parentId": "m0", "timestamp": iso(T0),
@@ -153,7 +153,7 @@ def test_uuid7_sessions_of_one_minute_are_told_apart(
     realistic: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = tmp_path / "s"
-    parent, _, _ = parent_and_forks(root)
+    parent_and_forks(root)
     ids = [uuid7(T0 + 200_000 + n * 1000, 10 + n) for n in range(3)]
     assert len({i[:8] for i in ids}) == 1  # the same minute: the same 8 hex digits
     for n, sid in enumerate(ids):
