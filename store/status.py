@@ -64,6 +64,10 @@ class QueueStatus:
     """The routing and budget policy the limits come from (``recovery.json``)."""
     budget: Budget
     """The budget line: may the next learning call go now?"""
+    pruned_before: int | None = None
+    """pi keeps model calls 24 h: each call it reserves prunes those 24 h older than it.
+    As of a moment whose window reaches before the newest call's prune line, the calls
+    counted are a lower bound; this is that line (None: the window is whole)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +159,18 @@ async def queue_status(store: MemoryStore) -> QueueStatus:
         problems=tuple(problems),
         policy=store.policy,
         budget=await budget_status(store),
+        pruned_before=await _pruned_before(store, now),
     )
+
+
+async def _pruned_before(store: MemoryStore, now: int) -> int | None:
+    """The moment before which pi has pruned model calls, when the 24 h before ``now``
+    reach before it (``QueueStatus.pruned_before``)."""
+    newest = (await store.query("SELECT max(at) FROM model_calls"))[0][0]
+    if not isinstance(newest, int | float):
+        return None
+    line = int(newest) - DAY_MS
+    return line if now - DAY_MS < line else None
 
 
 async def status(store: MemoryStore) -> StatusReport:

@@ -204,3 +204,17 @@ def test_options_before_the_verb_are_the_verbs_or_refused(
     assert main(["--sessions", "/a", "turns", "--sessions", "/b", "--db", str(realistic)]) == 2
     assert "given twice" in capsys.readouterr().err.splitlines()[-1]
     os.environ.pop("PI_CODING_AGENT_SESSION_DIR", None)
+
+
+def test_status_as_of_says_when_pi_pruned_the_calls_it_counts(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pi prunes model calls 24 h older than each call it reserves: as of a moment whose
+    24 h reach before that line, the counts are a lower bound, and status says so."""
+    assert main(["status", "--db", str(realistic), "--as-of", "2026-10-31T20:00:00Z"]) == 0
+    out = capsys.readouterr().out
+    assert "has pruned those before 2026-10-31T11:59:07.000Z" in out and "lower bound" in out
+    assert main(["status", "--db", str(realistic), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["modelCallsPrunedBefore"] is None
+    assert main(["status", "--db", str(realistic)]) == 0
+    assert "lower bound" not in capsys.readouterr().out

@@ -52,6 +52,7 @@ def status_json(r: StatusReport) -> dict[str, Any]:
             "sourceTimeMs": p.source_time_ms,
             "dailyEstimatedUsd": p.daily_estimated_usd,
         },
+        "modelCallsPrunedBefore": iso(q.pruned_before) if q.pruned_before is not None else None,
         "budget": {
             "state": q.budget.state,
             "until": iso(q.budget.until) if q.budget.until is not None else None,
@@ -160,5 +161,9 @@ def print_status(r: StatusReport, o: Output, *, as_of: bool = False) -> None:
     )
     o.line(f"{OWN} policy from {p.origin}" + (f" ({p.problem})" if p.problem else ""))
     o.line(f"{OWN} tokens (24 h) in={q.input_tokens_24h} out={q.output_tokens_24h}")
+    if q.pruned_before is not None:
+        o.line(f"{OWN} pi keeps model calls 24 h and has pruned those before "
+               f"{iso(q.pruned_before)}: the call counts, spend, tokens and attempts above "
+               "are a lower bound")  # fmt: skip
     for problem in r.problems:
         o.line(f"{OWN} PROBLEM: {one_line(problem)}")
