@@ -218,3 +218,33 @@ def test_status_as_of_says_when_pi_pruned_the_calls_it_counts(
     assert json.loads(capsys.readouterr().out)["modelCallsPrunedBefore"] is None
     assert main(["status", "--db", str(realistic)]) == 0
     assert "lower bound" not in capsys.readouterr().out
+
+
+def test_merge_on_the_command_line_previews_then_writes_one_batch(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    from memevo_tui.core.appstate import AppState
+
+    with sqlite3.connect(realistic) as db:
+        a, b = [r[0] for r in db.execute(
+            "SELECT id FROM memories WHERE scope = ? AND json_extract(data, '$.status') = "
+            "'provisional' ORDER BY id LIMIT 2", (WEBSHOP,))]  # fmt: skip
+        before = db.execute("SELECT count(*) FROM events").fetchone()[0]
+    base = ["merge", a[:8], b[:8], "--db", str(realistic)]
+    assert main([*base, "--keep", b, "--text", "Merged text about redis"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0].startswith(f"correct  {b[:8]}") and "forget" in out
+    assert "nothing written; --yes writes these 2 write(s) as one batch" in err
+    with sqlite3.connect(realistic) as db:
+        assert db.execute("SELECT count(*) FROM events").fetchone()[0] == before
+    assert main([*base, "--keep", b, "--text", "Merged text about redis", "--yes", "--json"]) == 0
+    written = json.loads(capsys.readouterr().out)
+    assert written["written"] and len(written["events"]) == 2 and written["batch"]
+    [batch] = AppState(realistic).batches()
+    assert list(batch.events) == written["events"]
+    assert main(["show", b, "--db", str(realistic), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["memory"]["content"] == "Merged text about redis"
+    assert main(["merge", a, "--db", str(realistic)]) == 2  # one record: nothing to merge
+    assert main([*base, "--keep", "ffff"]) == 2  # not one of the records merged

@@ -303,8 +303,25 @@ def _writes(v: _Verbs) -> None:
                 p.add_argument(arg, nargs="+" if arg == "text" else None)
 
 
+def _merge(v: _Verbs) -> None:
+    """The dashboard's merge, for scripts (``cli/merge.py``)."""
+    p = v.verb(
+        "merge",
+        "merge near-duplicates into one: pi's correct of the record kept, then a forget of "
+        "each other one, as one batch",
+        "Shows the writes and writes nothing without --yes. The record kept is --keep, "
+        "else the one that already has --text, else an active one, pinned first, with "
+        "the longest text; --text is the text kept (default: the kept record's). Ids may "
+        "be any unique prefix.",
+    )
+    p.add_argument("ids", nargs="+", metavar="ID")
+    p.add_argument("--keep", metavar="ID", help="the record to keep")
+    p.add_argument("--text", metavar="TEXT", help="the text kept (default: its own)")
+    p.add_argument("--yes", action="store_true", help="write them (else: only show them)")
+
+
 def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
     """Every verb of the command line, in the order help lists them."""
     v = _Verbs(parser, common)
-    for group in (_reads, _provenance, _completion, _past_and_export, _serve, _writes):
+    for group in (_reads, _provenance, _completion, _past_and_export, _serve, _writes, _merge):
         group(v)

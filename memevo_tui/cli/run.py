@@ -35,6 +35,7 @@ from ..core.verbs import CLI_VERBS, Target, named
 from ..core.view import HIDDEN_STATUSES, matches, parse_filter
 from ..core.when import BadMoment, parse_moment
 from . import EXIT_CANNOT_RUN, EXIT_OK, EXIT_REFUSED
+from .ids import CannotRun, unique_prefix
 from .output import Output
 from .parser import WRITE_VERBS
 from .reads import (
@@ -55,31 +56,8 @@ if TYPE_CHECKING:
     from store import RecallIndex
 
 
-class CannotRun(Exception):
-    """The request itself cannot be carried out (exit 2), before the store is asked."""
-
-
 ID_ARGS = (("id", "memories"), ("other_id", "memories"), ("event_id", "events"))
 """A verb's arguments that name a record or an event, and the table that holds them."""
-
-
-async def unique_prefix(store: MemoryStore, table: str, given: str) -> str:
-    """The id ``given`` is a unique prefix of, as git takes a short commit (the id
-    itself when it is whole, or when none starts so: pi's own refusal then says it);
-    two or more are refused, with the candidates."""
-    if not given:
-        return given
-    assert table in ("memories", "events")
-    found = [str(r[0]) for r in await store.query(
-        f"SELECT id FROM {table} WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 11",
-        (len(given), given),
-    )]  # fmt: skip
-    if given in found or len(found) <= 1:
-        return found[0] if found else given
-    shown = ", ".join(found[:10]) + (", …" if len(found) > 10 else "")
-    many = f"{len(found)}{'+' if len(found) > 10 else ''}"
-    what = "records" if table == "memories" else "events"
-    raise CannotRun(f"{given} is ambiguous: {many} {what} start so ({shown})")
 
 
 async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
@@ -89,6 +67,10 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
             setattr(args, name, await unique_prefix(store, table, given))
     if verb in WRITE_VERBS:
         return await _write_verb(store, args, o)
+    if verb == "merge":
+        from .merge import run_merge
+
+        return await run_merge(store, args, o)
     if verb == "export":
         return await _export(store, args, o)
     if verb == "show":

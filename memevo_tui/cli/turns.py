@@ -23,8 +23,8 @@ from store import (
 from ..core.scope import project_for, resolve_project
 from ..core.text import one_line, short_ids
 from ..core.when import BadMoment, parse_moment
+from .ids import CannotRun
 from .output import Output
-from .run import CannotRun
 
 if TYPE_CHECKING:
     from ..core.recallcache import SessionIndexCache, TurnCache

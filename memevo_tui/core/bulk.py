@@ -120,7 +120,11 @@ def kept_first(records: Sequence[Memory]) -> Memory:
 
 
 def merge_plan(
-    name: str, records: Sequence[Memory], text: str, marked: Mapping[str, int] | None = None
+    name: str,
+    records: Sequence[Memory],
+    text: str,
+    marked: Mapping[str, int] | None = None,
+    keep_id: str | None = None,
 ) -> list[Step]:
     """The writes that merge ``records`` into one with ``text``, in order: a correct of
     the record kept, then a forget of each other one (the verb's parts).
@@ -129,10 +133,12 @@ def merge_plan(
     ``kept_first``): pi's correct and forget also take every same-text record of the
     origin, so a record with the kept text must be the one corrected, and a record
     with the same text as one already taken is left to that write. ``marked``: the
-    revisions the records had when marked (a record changed since is refused)."""
+    revisions the records had when marked (a record changed since is refused).
+    ``keep_id``: the record to keep when none has the text yet (``merge --keep``)."""
     fix, drop = (named(p) for p in named(name).parts[::-1])
     same = [m for m in records if fp(m.content) == fp(text)]
-    keep = same[0] if same else kept_first(records)
+    asked = next((m for m in records if m.id == keep_id), None)
+    keep = same[0] if same else asked or kept_first(records)
     taken = {fp(keep.content): keep.id}
 
     def changed(m: Memory) -> tuple[int, str | None]:
