@@ -305,6 +305,19 @@ class PastLog:
                 f"were written (the first: rowid {self._rowids[first]}); each is taken in "
                 "the order written, between its neighbours")  # fmt: skip
 
+    async def stamps_after(self, boundary: int, ids: Collection[str]) -> dict[str, object]:
+        """``Reads.stamps_after``: each of ``ids``' stamp as the first event after
+        ``boundary`` naming it wrote it (the records no such event names: left out)."""
+        stamps = await self._read_stamps()
+        out: dict[str, object] = {}
+        for record_id in ids:
+            found = stamps.get(record_id)
+            if found is not None:
+                i = bisect.bisect_right(found[0], boundary)
+                if i < len(found[0]):
+                    out[record_id] = found[1][i]
+        return out
+
     async def _read_stamps(self) -> dict[str, tuple[list[int], list[object]]]:
         """Each record's confirmation stamp as every event wrote it (one statement)."""
         if self._stamps is None and self._complete:

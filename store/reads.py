@@ -7,7 +7,7 @@ import asyncio
 import gc
 import json
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import decode
@@ -101,6 +101,13 @@ class Reads(StoreBase):
         if past.clamped:
             raise NotInLog(past.refusal())
         return past
+
+    async def stamps_after(self, boundary: int, ids: Collection[str]) -> dict[str, object]:
+        """For each of ``ids`` that an event after rowid ``boundary`` names, the
+        confirmation stamp the first such event wrote: what the stamp was at that event
+        (one moment after ``boundary``'s, and before any confirmation since)."""
+        log, _, _ = await self._replaying()
+        return await log.stamps_after(boundary, ids)
 
     async def replay_pair(self, start: float, end: float) -> tuple[Past, Past]:
         """The records at ``start`` and at ``end`` that can differ between them

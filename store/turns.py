@@ -16,8 +16,10 @@ answered is not yet in the session when pi asks (its message is written once the
 turn starts), so the context is the branch up to the prompt's parent.
 
 What cannot be known: pi moves a record's confirmation stamp (``reinforcedAt``) with
-no event. Where a record that matched the prompt carries a stamp now, dated at or
-before the prompt, that the replay could not give it, the turn is marked approximate.
+no event, and only forward. A stamp a matched record carries now, dated at or before
+the prompt, was in force then, and is used; one dated after it replaced what was there
+(an earlier confirmation, or none): where that could change the turn, it is marked
+approximate, and its note says which record's date is not known.
 The replay is the 0.4.0 recall ("as pi 0.4.0 would recall"): a session older than
 the store's schema was served by an older pi.
 
@@ -645,8 +647,9 @@ async def replay_turns(
         )
         unknown = kept["unknown"]
         note = (
-            f"approximate: pi confirmed {', '.join(i[:8] for i in unknown)} with no event "
-            "on or before then, and the turn depends on when"
+            f"approximate: pi confirmed {', '.join(i[:8] for i in unknown)} again after "
+            "then, with no event, so its confirmation date then is not known (an earlier "
+            "one, or none), and the turn and its digest depend on it"
             if unknown
             else ""
         )
@@ -682,24 +685,40 @@ def _moved(then: str | None, now: str) -> bool:
     }
 
 
-def _unknown(stamps: dict[str, str | None], by_id: dict[str, Memory], at: str) -> list[str]:
-    """The matched records pi has confirmed since with a stamp dated by ``at`` that
-    the replay could not give them (it moved with no event)."""
-    return sorted(
-        i
-        for i, stamp in stamps.items()
-        if (m := by_id.get(i)) is not None
-        and m.reinforced_at is not None
-        and m.reinforced_at <= at
-        and m.reinforced_at != stamp
-    )
+def _confirmations(
+    then: dict[str, str | None], seen: dict[str, object], by_id: dict[str, Memory], at: str
+) -> tuple[dict[str, str], list[str]]:
+    """What the stamps pi moved with no event were at ``at``, for the records a prompt
+    matched (``then``: each one's stamp as the log gives it; ``seen``: the stamp the
+    first event after ``at`` wrote, where one did, else the record's now). pi confirms a
+    record again with no event, and a stamp only moves forward: a stamp seen after
+    ``at`` and dated at or before it was already in force then (certain: the first dict,
+    to use); one dated after it replaced what was there then, an earlier confirmation
+    or none (not known: the list)."""
+    certain: dict[str, str] = {}
+    unknown: list[str] = []
+    for i, stamp in sorted(then.items()):
+        m = by_id.get(i)
+        if m is None:
+            continue
+        later = seen.get(i, m.reinforced_at)
+        later = later if isinstance(later, str) else None
+        if later == stamp:
+            continue
+        if later is not None and later <= at:
+            certain[i] = later
+        else:
+            unknown.append(i)
+    return certain, unknown
 
 
 def _still(kept: dict[str, Any], by_id: dict[str, Memory], at: str) -> bool:
-    """A kept turn holds while its matched records' unknown stamps are the ones it
-    was judged with."""
+    """A kept turn holds while its matched records carry the stamps they had when it
+    was kept (a stamp pi moved since may change what is known of then)."""
     try:
-        return bool(_unknown(kept["stamps"], by_id, at) == kept["candidates"])
+        now = kept["now"]
+        return all((m := by_id.get(i)) is not None and m.reinforced_at == stamp
+                   for i, stamp in now.items())  # fmt: skip
     except (KeyError, TypeError, AttributeError):
         return False
 
@@ -717,18 +736,22 @@ async def _replay_one(
     index = moving.at(then_records, past.when)
     then_ids, then_digest, then_lines, matched = injected_by(index, prompt)
     stamps = {r.id: r.reinforced_at for r in then_records if r.id in matched}
-    candidates = _unknown(stamps, by_id, at)
-    unknown = candidates
-    if candidates:  # the turn as it would be had pi stamped them before the prompt
-        later = set(candidates)
-        stamped = [
-            replace(r, reinforced_at=by_id[r.id].reinforced_at, quality_at=past.when)
-            if r.id in later
-            else retimed(r, past.when)
-            for r in then_records
-        ]
-        alt_ids, alt_digest, _, _ = _injected(stamped, prompt, words)
+    seen = await store.stamps_after(past.boundary, list(stamps))
+    certain, unknown = _confirmations(stamps, seen, by_id, at)
+    if certain:  # the stamps pi moved with no event that were in force then: used
+        then_records = [replace(r, reinforced_at=certain[r.id]) if r.id in certain else r
+                        for r in then_records]  # fmt: skip
+        then_ids, then_digest, then_lines, _ = _injected(
+            [retimed(r, past.when) for r in then_records], prompt, words
+        )
+    if unknown:  # not known then: the turn is approximate only if it would differ
+        # then is between the log's stamp (used above) and a confirmation at the very
+        # moment; the digest names the date, and a later one only raises the quality
+        later = set(unknown)
+        other = [replace(r, reinforced_at=at) if r.id in later else r for r in then_records]
+        alt_ids, alt_digest, _, _ = _injected([retimed(r, past.when) for r in other], prompt, words)
         if (alt_ids, alt_digest) == (then_ids, then_digest):
             unknown = []  # it would not have mattered
+    now = {i: by_id[i].reinforced_at for i in stamps if i in by_id}
     return {"then": list(then_ids), "digest": then_digest, "lines": then_lines,
-            "stamps": stamps, "candidates": candidates, "unknown": unknown}  # fmt: skip
+            "now": now, "unknown": unknown}  # fmt: skip

@@ -248,3 +248,48 @@ def test_merge_on_the_command_line_previews_then_writes_one_batch(
     assert json.loads(capsys.readouterr().out)["memory"]["content"] == "Merged text about redis"
     assert main(["merge", a, "--db", str(realistic)]) == 2  # one record: nothing to merge
     assert main([*base, "--keep", "ffff"]) == 2  # not one of the records merged
+
+
+def _turns(path: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    from conftest import FIXTURES
+
+    sessions = str(FIXTURES / "sessions")
+    assert main(["turns", "--db", str(path), "--sessions", sessions, "--json"]) == 0
+    turns: list[dict[str, Any]] = json.loads(capsys.readouterr().out)["turns"]
+    return turns
+
+
+def _stamp(path: Path, record: str, stamp: str) -> None:
+    """What pi's confirmation writes (§5.6): the stamp moved, with no event."""
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE memories SET data = json_set(data, '$.reinforcedAt', ?) WHERE id = ?",
+                   (stamp, record))  # fmt: skip
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_a_confirmation_with_no_event_is_used_when_known_and_marked_when_not(
+    realistic: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], when: str
+) -> None:
+    """A record injected into a prompt at T, then confirmed by pi with no event. Dated
+    before T, the stamp was in force then: the turn is exact and its digest names it.
+    Dated after T, it replaced what was there (an earlier confirmation, or none): the
+    turn is marked approximate, its note naming the record."""
+    from store import parse_ms
+
+    turns = _turns(realistic, capsys)
+    turn = next(t for t in turns if t["then"] and not t["approximate"]
+                and t["at"] > "2026-06-01")  # fmt: skip
+    record = turn["then"][0]
+    at = parse_ms(turn["at"]) or 0
+    stamp = iso(at - 3 * 86_400_000 if when == "before" else at + 3 * 86_400_000)
+    _stamp(realistic, record, stamp)
+    (tmp_path / "cache").mkdir(exist_ok=True)
+    again = next(t for t in _turns(realistic, capsys) if t["entry"] == turn["entry"])
+    if when == "before":
+        assert not again["approximate"], again["note"]
+        assert f'"confirmed":"{stamp[:10]}"' in again["thenDigest"]
+    else:
+        assert again["approximate"] and record[:8] in again["note"]
+        assert "not known" in again["note"]
