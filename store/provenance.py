@@ -91,12 +91,25 @@ class ManualChange:
 
 
 @dataclass(frozen=True, slots=True)
+class HandCorrection:
+    """The record's text is the user's: corrected by hand after its sources spoke."""
+
+    at: str
+    """When (the newest manual change of the text)."""
+    earlier: str
+    """The text before the user's corrections: what the sources stated, if anything."""
+
+
+@dataclass(frozen=True, slots=True)
 class Provenance:
     record: Memory
     sources: tuple[SourceLink, ...]
     manual: tuple[ManualChange, ...]
     logged: bool
     """False: no event names the record."""
+    corrected: HandCorrection | None = None
+    """Set when the text now is a manual correction: its evidence is the user, and each
+    source's passage is the one that states the earlier text."""
 
     @property
     def best(self) -> Passage | None:
@@ -106,9 +119,22 @@ class Provenance:
 
     @property
     def grounded(self) -> bool | None:
-        """True: a source states it; False: none does; None: no source text to ask."""
+        """True: a source states it; False: none does; None: no source text to ask, or
+        the text is the user's own correction (``corrected``)."""
         best = self.best
-        return None if best is None else best.grounded
+        return None if best is None or self.corrected is not None else best.grounded
+
+    def verdict(self) -> str:
+        """The provenance in one line: corrected by hand, stated, not stated, no text."""
+        if self.corrected is not None:
+            c = self.corrected
+            stated = "stated" if self.best is not None and self.best.grounded else "was asked for"
+            return (f"corrected by hand on {c.at[:10]}: the evidence is the user; the "
+                    f"source {stated} the earlier text")  # fmt: skip
+        grounded = self.grounded
+        if grounded is None:
+            return "no source text to look in"
+        return "a passage of its source states it" if grounded else NOT_STATED
 
 
 def event_source(e: Event) -> str | None:
@@ -130,8 +156,10 @@ def event_model(e: Event) -> str | None:
 
 
 def searched_text(source: Source) -> str:
-    """The text a claim is looked for in: a progress source's request, operations and
-    completion as lines; any other source's content as stored."""
+    """The text a claim is looked for in: a progress source's request, each operation
+    with everything it kept (its command, exit code, output, path…) and its completion,
+    as lines; any other source's content as stored. Nothing of what pi stored is left
+    out: a test's "3 passed" output is what states that it passes."""
     if source.kind != "progress":
         return source.content
     try:
@@ -144,14 +172,28 @@ def searched_text(source: Source) -> str:
     if isinstance(data.get("userText"), str):
         lines.append(f"Request: {data['userText']}")
     for op in data.get("operations") or ():
-        if isinstance(op, dict):
-            command = op.get("command") or op.get("path") or ""
-            code = op.get("exitCode")
-            lines.append(f"{op.get('tool', 'tool')}: {command}" + (
-                f" (exit {code})" if code is not None else ""))  # fmt: skip
+        if not isinstance(op, dict):
+            lines.append(f"operation: {_said(op)}")
+            continue
+        command = op.get("command") or op.get("path") or ""
+        code = op.get("exitCode")
+        lines.append(f"{op.get('tool', 'tool')}: {_said(command)}" + (
+            f" (exit {code})" if code is not None else ""))  # fmt: skip
+        for key, value in op.items():
+            if key not in ("tool", "command", "exitCode") and not (
+                key == "path" and not op.get("command")
+            ):
+                lines += [f"  {key}: {line}" for line in _said(value).splitlines() or [""]]
     if isinstance(data.get("completion"), str):
         lines.append(f"Completion: {data['completion']}")
+    for key, value in data.items():
+        if key not in ("userText", "operations", "completion"):
+            lines.append(f"{key}: {_said(value)}")
     return "\n".join(lines) if lines else source.content
+
+
+def _said(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def passages(text: str) -> Iterator[tuple[int, int, str]]:
@@ -179,15 +221,20 @@ def _claim(content: str) -> tuple[str, ...]:
     return tuple(features(content, True))
 
 
-def best_passage(claim: str, text: str) -> Passage | None:
+def best_passage(claim: str, text: str, *, whole: bool = False) -> Passage | None:
     """The passage of ``text`` whose features cover most of ``claim``'s (ties: the
-    shorter); None when ``text`` has no passage or the claim no features."""
+    shorter); None when ``text`` has no passage or the claim no features. ``whole``:
+    the whole text is a passage too (a progress run: its request, commands, outputs
+    and completion state a claim together)."""
     wanted = _claim(claim)
     if not wanted or not text.strip():
         return None
     wanted_set = set(wanted)
     best: tuple[float, int, int, int, str] | None = None
-    for start, end, section in passages(text):
+    candidates = list(passages(text))
+    if whole and len(candidates) > 1:
+        candidates.append((0, len(text.rstrip()), ""))
+    for start, end, section in candidates:
         have = set(features(text[start:end], True)) & wanted_set
         score = len(have) / len(wanted_set)
         key = (score, -(end - start))
@@ -230,6 +277,8 @@ def provenance(
     if record.evidence is not None:
         name(record.evidence.source_id, "its evidence")
     manual: list[ManualChange] = []
+    corrected = _by_hand(record, events)
+    claim = record.content if corrected is None else corrected.earlier
     for e in sorted((e for e in events if isinstance(e, Event)), key=lambda e: e.at):
         source = event_source(e)
         if source is not None:
@@ -246,11 +295,37 @@ def provenance(
             continue  # a manual change's own id: listed with the manual changes
         row = rows.get(source_id)
         text = searched_text(row) if isinstance(row, Source) else ""
-        passage = best_passage(record.content, text) if text else None
+        progress = isinstance(row, Source) and row.kind == "progress"
+        passage = best_passage(claim, text, whole=progress) if text else None
         found = tuple(models.get(source_id, ()))
         links.append(SourceLink(source_id, tuple(why), found, row, text, passage))
     logged = any(isinstance(e, Event) for e in events)
-    return Provenance(record, tuple(links), tuple(manual), logged)
+    return Provenance(record, tuple(links), tuple(manual), logged, corrected)
+
+
+def _content_of(side: Sequence[dict[str, object] | None], record_id: str) -> str | None:
+    for item in side:
+        if isinstance(item, dict) and item.get("id") == record_id:
+            content = item.get("content")
+            return content if isinstance(content, str) else None
+    return None
+
+
+def _by_hand(record: Memory, events: Sequence[Event | CorruptRow]) -> HandCorrection | None:
+    """The user's correction the text now is, if it is one: the newest event that
+    changed the record's text was a manual one; ``earlier`` is the text before the run
+    of manual changes that led to it (what a source could have stated)."""
+    changes = []
+    for e in sorted((e for e in events if isinstance(e, Event)), key=lambda e: (e.at, e.rowid)):
+        before, after = _content_of(e.before, record.id), _content_of(e.after, record.id)
+        if after is not None and before is not None and before != after:
+            changes.append((e, before))
+    if not changes or changes[-1][0].actor != "manual":
+        return None
+    first = len(changes) - 1
+    while first > 0 and changes[first - 1][0].actor == "manual":
+        first -= 1
+    return HandCorrection(changes[-1][0].at, changes[first][1])
 
 
 def named_sources(record: Memory, events: Iterable[Event | CorruptRow]) -> list[str]:

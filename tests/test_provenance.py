@@ -65,10 +65,10 @@ def test_every_memory_with_a_source_shows_its_text_with_a_passage_or_not_stated(
 ) -> None:
     import asyncio
 
-    async def check() -> tuple[int, int, int]:
+    async def check() -> tuple[int, int, int, int]:
         store = await MemoryStore.open(realistic, read_only=True, clock=fixed_clock(FIXTURE_NOW))
         try:
-            with_source = grounded = not_stated = 0
+            with_source = grounded = not_stated = by_hand = 0
             for m in (await store.load_memories()).memories:
                 p = await store.provenance(m.id)
                 texts = [s for s in p.sources if s.passage is not None]
@@ -77,12 +77,13 @@ def test_every_memory_with_a_source_shows_its_text_with_a_passage_or_not_stated(
                 with_source += 1
                 grounded += p.grounded is True
                 not_stated += p.grounded is False
-            return with_source, grounded, not_stated
+                by_hand += p.corrected is not None  # the user is the evidence: no verdict
+            return with_source, grounded, not_stated, by_hand
         finally:
             await store.close()
 
-    with_source, grounded, not_stated = asyncio.run(check())
-    assert with_source == 193 and grounded + not_stated == 193
+    with_source, grounded, not_stated, by_hand = asyncio.run(check())
+    assert with_source == 193 and grounded + not_stated + by_hand == 193 and by_hand == 3
     assert 0 < not_stated < 20
 
 

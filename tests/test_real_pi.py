@@ -293,3 +293,33 @@ def test_a_confirmation_with_no_event_is_used_when_known_and_marked_when_not(
     else:
         assert again["approximate"] and record[:8] in again["note"]
         assert "not known" in again["note"]
+
+
+def test_a_progress_source_is_grounded_in_its_tool_output(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "3 passed (41.2s)" is the tool output that states the claim: it is looked in."""
+    assert main(["source", "4dc3a11b", "--db", str(realistic), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["grounded"] is True
+    assert "output: 3 passed (41.2s)" in out["sources"][0]["text"]
+
+
+def test_a_record_corrected_by_hand_has_the_user_as_its_evidence(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["source", "359cfc5b", "--db", str(realistic), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["grounded"] is None
+    assert out["correctedByHand"] == {
+        "at": "2026-08-29T22:00:20.000Z",
+        "earlierText": "Node pool workers-cx31 has 4 nodes and the cluster autoscaler may grow "
+        + out["correctedByHand"]["earlierText"].split("may grow ", 1)[1],
+    }
+    assert out["verdict"].startswith("corrected by hand on 2026-08-29: the evidence is the user")
+    passage = out["sources"][0]["passage"]
+    assert passage["grounded"] and "4" in out["sources"][0]["text"][
+        passage["start"] : passage["end"]]  # fmt: skip
+    assert main(["source", "359cfc5b", "--db", str(realistic)]) == 0
+    text = capsys.readouterr().out
+    assert "corrected by hand on 2026-08-29" in text and "passage of the earlier text" in text

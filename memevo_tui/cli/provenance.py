@@ -79,6 +79,9 @@ def source_json(p: Provenance, root: Path, n: int) -> dict[str, Any]:
         item["session"] = session_context(link.source_id, _scope(link), root, n, _cache())
         out["sources"].append(item)
     out["manual"] = [{"at": m.at, "reason": m.reason} for m in p.manual]
+    c = p.corrected
+    out["correctedByHand"] = None if c is None else {"at": c.at, "earlierText": c.earlier}
+    out["verdict"] = p.verdict()
     out["inEventLog"] = p.logged
     return out
 
@@ -87,6 +90,9 @@ def print_source(p: Provenance, o: Output, root: Path, n: int) -> None:
     o.line(f"{one_line(p.record.id)}  {p.record.kind}  " + o.fit(p.record.content, 40))
     if not p.sources:
         o.line("  no source: this record names none (imported, or written by hand)")
+    if p.corrected is not None:
+        o.line(f"  {p.verdict()}")
+        o.line("  earlier text: " + o.fit(p.corrected.earlier, 16))
     for link in p.sources:
         row = link.source if isinstance(link.source, Source) else None
         facts = ", ".join(link.roles) + (f"; by {', '.join(link.models)}" if link.models else "")
@@ -99,10 +105,11 @@ def print_source(p: Provenance, o: Output, root: Path, n: int) -> None:
             continue
         if passage.section:
             o.line(f"  section: {one_line(passage.section)}")
+        of = " of the earlier text" if p.corrected is not None else ""
         if passage.grounded:
-            o.line(f"  passage: {passage.coverage_line()}")
+            o.line(f"  passage{of}: {passage.coverage_line()}")
         else:
-            o.line(f"  {NOT_STATED} (the closest passage has {passage.coverage_line()})")
+            o.line(f"  {NOT_STATED}{of} (the closest passage has {passage.coverage_line()})")
         shown = passage if passage.coverage > 0 else None  # nothing to point at
         for pieces in marked(link.text, shown, o.tty):
             o.styled([("  | ", ""), *pieces])

@@ -203,7 +203,7 @@ def build(
 def _ungrounded(m: Memory, source: Source) -> str | None:
     """Why ``m``, which a model learned from ``source``, is not stated there (None: it
     is, or the source keeps no text): its closest passage and how much it covers."""
-    passage = best_passage(m.content, searched_text(source))
+    passage = best_passage(m.content, searched_text(source), whole=source.kind == "progress")
     if passage is None or passage.grounded:
         return None
     closest = one_line(passage.text, 60) if passage.coverage > 0 else "none shares a word"

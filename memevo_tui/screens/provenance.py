@@ -35,7 +35,11 @@ def render(loaded: Loaded) -> Text:
     out.append("The memory\n", style="bold underline")
     out.append(visible(p.record.content, keep_newlines=True) + "\n")
     verdict = p.grounded
-    if verdict is False:
+    if p.corrected is not None:
+        out.append(f"\n✎ {p.verdict()}\n", style="bold")
+        out.append("  earlier text: ", style="dim")
+        out.append(visible(p.corrected.earlier, keep_newlines=True) + "\n")
+    elif verdict is False:
         out.append(f"\n✗ {NOT_STATED}: the model inferred it, or invented it\n",
                    style="bold red")  # fmt: skip
     if not p.sources:
