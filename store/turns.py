@@ -67,6 +67,10 @@ class Prompt:
     """The branch's earlier user texts, as ``recentUserMessages`` gives them (oldest first)."""
     branch: int
     """0: on the session's active branch; 1, 2…: another branch, in the file's order."""
+    seen: tuple[str, ...] = ()
+    """For each of ``recent``: "" when the model saw that text as written, "edited" or
+    "omitted" when a ``context_edit`` (pi 1.6) changed what the model saw. pi's memory
+    recall read the original either way (``buildContextEntries``, raw entries)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,9 +283,12 @@ class _Said:
     """A user text of a branch's context, as ``recentUserMessages`` weighs it: a cell
     of a list shared by every branch through it (``prev`` is the older text)."""
 
-    __slots__ = ("clean", "empty", "older", "older_topical", "pos")
+    __slots__ = ("clean", "empty", "entry", "older", "older_topical", "pos")
 
-    def __init__(self, pos: int, clean: str, empty: bool, older: _Said | None) -> None:
+    def __init__(
+        self, pos: int, clean: str, empty: bool, older: _Said | None, entry: str = ""
+    ) -> None:
+        self.entry = entry
         self.pos = pos
         self.clean = clean
         self.empty = empty
@@ -291,33 +298,43 @@ class _Said:
         )
 
 
-_Context = tuple[int, "_Said | None"]
-"""A branch's context at an entry: how many messages it holds, and its newest user
-text that recall can use (``_Said``), the older ones behind it."""
+_Edits = tuple[str, str, "_Edits | None"]
+"""The ``context_edit`` entries on a branch so far, newest first: each one's target
+entry, "edited" or "omitted", and the older ones (shared by every branch through it)."""
+_Context = tuple[int, "_Said | None", "_Edits | None"]
+"""A branch's context at an entry: how many messages it holds, its newest user text
+that recall can use (``_Said``, the older ones behind it), and its context edits."""
+_EMPTY: _Context = (0, None, None)
 
 
-def _recent(context: _Context) -> tuple[str, ...]:
-    """``recent_user_messages`` of a context, in at most six steps: a run of topic-less
-    texts after a topic-less one taken is passed over at once."""
-    count, at = context
+def _recent(context: _Context) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``recent_user_messages`` of a context, in at most six steps (a run of topic-less
+    texts after a topic-less one taken is passed over at once); and for each, how the
+    model saw it ("", "edited", "omitted")."""
+    count, at, edits = context
     floor = count - SCAN_LIMIT
-    found: list[str] = []
+    found: list[_Said] = []
     while at is not None and at.pos >= floor and len(found) < RECENT_TURNS:
-        found.append(at.clean)
+        found.append(at)
         at = at.older_topical if at.empty else at.older
-    return tuple(reversed(found))
+    found.reverse()
+    changed: dict[str, str] = {}
+    while edits is not None:
+        changed.setdefault(edits[0], edits[1])
+        edits = edits[2]
+    return tuple(s.clean for s in found), tuple(changed.get(s.entry, "") for s in found)
 
 
-def _with(context: _Context, message: Any) -> _Context:
+def _with(context: _Context, message: Any, entry: str = "") -> _Context:
     """The context with one more message (``Lines``' ``message``; not a dict: none)."""
     if not isinstance(message, dict):
         return context
-    count, newest = context
+    count, newest, edits = context
     if message.get("role") == "user":
         clean, empty = _cleaned(user_text(message))
         if clean and not _SLASH_COMMAND.match(clean):
-            newest = _Said(count, clean, empty, newest)
-    return count + 1, newest
+            newest = _Said(count, clean, empty, newest, entry)
+    return count + 1, newest, edits
 
 
 class _Walk:
@@ -329,14 +346,14 @@ class _Walk:
         self.session = session
         self.lines = lines
         self.depth: dict[str, int] = {}
-        self.recent: dict[str, tuple[str, ...]] = {}
+        self.recent: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
     def run(self) -> None:
         places, children = self.session.places, self.session.children
         roots = [e for e in self.session.order
                  if places[e].parent_id is None or places[e].parent_id not in places]  # fmt: skip
         path: list[str] = []  # the entries from the root to the one visited
-        stack: list[tuple[str, _Context]] = [(r, (0, None)) for r in reversed(roots)]
+        stack: list[tuple[str, _Context]] = [(r, _EMPTY) for r in reversed(roots)]
         while stack:
             entry_id, context = stack.pop()
             if entry_id in self.depth:
@@ -352,23 +369,30 @@ class _Walk:
     def _step(self, entry_id: str, context: _Context, path: list[str]) -> _Context:
         place = self.session.places[entry_id]
         if place.type == "compaction":
-            return self._compacted(entry_id, path)
+            return self._compacted(entry_id, path, context[2])
+        if place.type == "context_edit":  # pi 1.6: what the model sees, not what recall reads
+            data = self.lines(entry_id)
+            target = data.get("targetId")
+            if isinstance(target, str):
+                kind = "omitted" if data.get("replacement") is None else "edited"
+                return context[0], context[1], (target, kind, context[2])
+            return context
         if place.type != "message":
             return context
         if place.role == "user" and place.moment_ms is not None:
             self.recent[entry_id] = _recent(context)
         if place.role not in ("user", "message"):
-            return context[0] + 1, context[1]  # counted; its text is never a user's
-        return _with(context, self.lines(entry_id).get("message"))
+            return context[0] + 1, context[1], context[2]  # counted; never a user's text
+        return _with(context, self.lines(entry_id).get("message"), entry_id)
 
-    def _compacted(self, entry_id: str, path: list[str]) -> _Context:
+    def _compacted(self, entry_id: str, path: list[str], edits: _Edits | None) -> _Context:
         """The context after a compaction: the messages it kept (its ``retainedTail``, or
         the branch's entries from its ``firstKeptEntryId``), the newest ``SCAN_LIMIT``."""
         data = self.lines(entry_id)
         tail = data.get("retainedTail")
-        kept: list[Any] = []
+        kept: list[tuple[Any, str]] = []
         if isinstance(tail, list):
-            kept = tail[-SCAN_LIMIT:]
+            kept = [(m, "") for m in tail[-SCAN_LIMIT:]]
         else:
             first = data.get("firstKeptEntryId")
             start = self.depth.get(first, -1) if isinstance(first, str) else -1
@@ -379,13 +403,13 @@ class _Walk:
                     if places[path[at]].type == "message":
                         message = self.lines(path[at]).get("message")
                         if isinstance(message, dict):
-                            kept.append(message)
+                            kept.append((message, path[at]))
                             if len(kept) >= SCAN_LIMIT:
                                 break
                 kept.reverse()
-        context: _Context = (0, None)
-        for message in kept:
-            context = _with(context, message)
+        context: _Context = (0, None, edits)
+        for message, entry in kept:
+            context = _with(context, message, entry)
         return context
 
     def unreached(self) -> int:
@@ -428,7 +452,7 @@ def session_prompts(path: Path, cache: Any = None) -> SessionPrompts:
     try:
         walk.run()
         number, branches = _branch_numbers(session, walk.depth)
-        for entry_id, recent in walk.recent.items():
+        for entry_id, (recent, seen) in walk.recent.items():
             if entry_id in copies:
                 continue
             place = session.places[entry_id]
@@ -437,7 +461,8 @@ def session_prompts(path: Path, cache: Any = None) -> SessionPrompts:
             prompts.append((number.get(entry_id, branches), walk.depth[entry_id],
                             Prompt(path, str(session_id), str(project), entry_id,
                                    place.moment_ms, text, recent,
-                                   number.get(entry_id, branches))))  # fmt: skip
+                                   number.get(entry_id, branches),
+                                   seen if any(seen) else ())))  # fmt: skip
     except SessionUnreadable as exc:
         return SessionPrompts(path, str(session_id), str(project), "", (), 0, 0, str(exc))
     finally:

@@ -323,3 +323,25 @@ def test_a_record_corrected_by_hand_has_the_user_as_its_evidence(
     assert main(["source", "359cfc5b", "--db", str(realistic)]) == 0
     text = capsys.readouterr().out
     assert "corrected by hand on 2026-08-29" in text and "passage of the earlier text" in text
+
+
+def test_a_context_edit_is_shown_while_recall_reads_the_original(tmp_path: Path) -> None:
+    """pi 1.6's context_edit replaces or hides an earlier entry in what the model sees;
+    pi-memory-evolution 0.4.0 reads the raw entries, so recall still folds in the
+    original, and the prompt says which texts the model saw otherwise."""
+    lines = [
+        user("u1", None, "the redis port is 6380", T0 + 1000),
+        reply("a1", "u1", T0 + 2000),
+        user("u2", "a1", "deploy postgres to staging", T0 + 3000),
+        reply("a2", "u2", T0 + 4000),
+        {"type": "context_edit", "id": "e1", "parentId": "a2", "timestamp": iso(T0 + 4500),
+         "targetId": "u1", "replacement": None},
+        {"type": "context_edit", "id": "e2", "parentId": "e1", "timestamp": iso(T0 + 4600),
+         "targetId": "u2", "replacement": {"content": [{"type": "text", "text": "deploy"}]}},
+        user("u3", "e2", "and the celery broker", T0 + 5000),
+    ]  # fmt: skip
+    found = session_prompts(write(tmp_path / "s", uuid7(T0, 5), T0, lines))
+    last = found.prompts[-1]
+    assert last.recent == ("the redis port is 6380", "deploy postgres to staging")
+    assert last.seen == ("omitted", "edited")
+    assert found.prompts[0].seen == ()

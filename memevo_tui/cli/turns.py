@@ -98,6 +98,7 @@ def turn_json(t: Turn) -> dict[str, Any]:
         "branch": p.branch,
         "prompt": p.text,
         "recentUserTexts": list(p.recent),
+        "modelSawRecent": list(p.seen) or None,
         "then": None if t.then is None else list(t.then),
         "thenDigest": t.then_digest,
         "now": list(t.now),

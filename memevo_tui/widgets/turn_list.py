@@ -257,9 +257,12 @@ def describe_turn(t: Turn | None) -> RenderableType:
     head.append("\n")
     if p.recent:
         head.append(f"\nearlier turns pi folds in ({len(p.recent)}):\n", style="dim")
-        for r in p.recent:
+        for n, r in enumerate(p.recent):
             head.append("  · ", style="dim")
             head.append(visible(one_line(r, 70)))
+            if n < len(p.seen) and p.seen[n]:
+                head.append(f"  (the model saw it {p.seen[n]}; pi's memory recall read the "
+                            "original)", style="italic yellow")  # fmt: skip
             head.append("\n")
     body = Text()
     body.append(f"\nthen ({AS_PI}, the store as it was):\n", style="bold")
