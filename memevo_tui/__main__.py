@@ -266,10 +266,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     workdir: tempfile.TemporaryDirectory[str] | None = None
     try:
         if args.live and not args.demo:
-            sys.stderr.write(
-                "memevo-tui: --live runs the demo learner and needs --demo "
-                "(changes pi makes to a real store always show live)\n"
-            )
+            sys.stderr.write("memevo-tui: --live runs the demo learner and needs --demo "
+                             "(changes pi makes to a real store always show live)\n")  # fmt: skip
             return EXIT_CANNOT_RUN
         if args.demo:
             if args.db:

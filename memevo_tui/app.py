@@ -92,8 +92,7 @@ class MemevoApp(App[None]):
         self._inert = InertText()
 
     def get_line_filters(self) -> Sequence[LineFilter]:
-        """Textual's filters, then ``InertText``: no drawn text reaches the terminal as
-        a control sequence, whatever a widget let through."""
+        """Textual's filters, then ``InertText``: no drawn text is a control sequence."""
         return [*super().get_line_filters(), self._inert]
 
     def show_title(self) -> None:
@@ -123,13 +122,8 @@ class MemevoApp(App[None]):
         quote the store (memory text, ids, origins, pi's messages), so the message and
         title are shown literally, with every control, bidi and invisible character
         made visible. Every ``notify`` of a widget or screen ends here."""
-        super().notify(
-            plain_lines(message),
-            title=one_line(title),
-            severity=severity,
-            timeout=timeout,
-            markup=False,
-        )
+        super().notify(plain_lines(message), title=one_line(title), severity=severity,
+                       timeout=timeout, markup=False)  # fmt: skip
 
     def copy_to_clipboard(self, text: str) -> None:
         """Copy ``text`` as it reads on screen: a control, bidi or invisible character
@@ -151,13 +145,9 @@ class MemevoApp(App[None]):
             leave_on_signals(self)
         if self._user_keymap:
             self.set_keymap(self._user_keymap)
-        if self._keymap_problems:
-            self.notify(
-                "\n".join(self._keymap_problems),
-                title=f"Key map: {len(self._keymap_problems)} problem(s)",
-                severity="warning",
-                timeout=30,
-            )
+        if problems := self._keymap_problems:
+            self.notify("\n".join(problems), title=f"Key map: {len(problems)} problem(s)",
+                        severity="warning", timeout=30)  # fmt: skip
 
     async def on_event(self, event: events.Event) -> None:
         for each in split_alt(self, event) or (event,):  # ESC m read as alt+m: both keys

@@ -41,6 +41,19 @@ def snapshot_copy(name: str, tmp_path: Path) -> Path:
     return target
 
 
+def snapshot_sessions() -> str:
+    """The fixture's session folder under a path that is the same on every machine (a
+    link in the temporary directory, made atomically), for views that name it."""
+    import os
+    import tempfile
+
+    link = Path(tempfile.gettempdir()) / "memevo-tui-snapshot-sessions"
+    made = link.with_name(f"{link.name}.{uuid.uuid4().hex}")
+    made.symlink_to((FIXTURES / "sessions").resolve(), target_is_directory=True)
+    os.replace(made, link)
+    return str(link)
+
+
 def counter_ids() -> Callable[[], str]:
     """Deterministic UUID-shaped ids, so snapshots of new events are stable."""
     state = {"n": 0}

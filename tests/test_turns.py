@@ -360,10 +360,10 @@ def test_turns_view_snapshot(
     pi confirmed a record it matched with no event)."""
     from pilot_keys import open_turns
 
-    from apphelpers import make_app, snapshot_copy
+    from apphelpers import make_app, snapshot_copy, snapshot_sessions
 
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
-    app.state.sessions = SESSIONS
+    app.state.use_sessions(snapshot_sessions())
     assert snap_compare(
         app, terminal_size=size, run_before=open_turns("0ecce04b" if opened else "")
     )
