@@ -451,7 +451,7 @@ async def test_a_replay_that_fails_says_so_in_the_turns_view(
     never "replaying… N of M" for good."""
     from textual.widgets import Static
 
-    import memevo_tui.views.turns as turns_view
+    import memevo_tui.core.turnlog as turnlog
     from store import Corrupt
 
     from apphelpers import make_app, press, until, wait_loaded
@@ -459,7 +459,7 @@ async def test_a_replay_that_fails_says_so_in_the_turns_view(
     async def failing(*args: Any, **kwargs: Any) -> Any:
         raise Corrupt("database disk image is malformed")
 
-    monkeypatch.setattr(turns_view, "load_turns_aside", failing)
+    monkeypatch.setattr(turnlog, "load_turns_aside", failing)
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         app.state.sessions = SESSIONS

@@ -58,7 +58,7 @@ class Curator(Undoing):
 
                 return verb_dialog(what, memory.content, duplicates, effect)
 
-            if what.becomes is not None and self.state.injections is not None:
+            if what.becomes is not None:  # the fix proved first (the replay joined if needed)
                 self._run("curator-lookup", self._ask_proved(memory, what, target, dialog))
             else:
                 self.ask(dialog(), what.name, lambda s: what.call(s, target))
@@ -100,7 +100,7 @@ class Curator(Undoing):
                 self.app.notify("Text unchanged: nothing written")
                 return
             target = Target(row.id, row.revision, text=text)
-            if what.becomes is None or self.state.injections is None:
+            if what.becomes is None:
                 self.write(what.name, lambda s: what.call(s, target))
                 return
 

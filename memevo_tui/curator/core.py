@@ -185,11 +185,18 @@ class CuratorCore:
 
     async def _proof(self, memory: Memory, what: Verb, target: Target) -> str:
         """What writing ``what`` on ``memory`` does to its project's recent prompts, by
-        the Turns view's replay on the records as they would be after it ("": not known)."""
+        the replay of pi's sessions (``state.replay``, joined or run now, with a notice)
+        on the records as they would be after it ("": not known, or no sessions)."""
         from ..core.turnlog import fix_effect
 
-        log, becomes = self.state.injections, what.becomes
+        becomes = what.becomes
         try:
+            log = self.state.injections
+            if log is None and becomes is not None and self.state.sessions.is_dir():
+                self.app.notify("Replaying pi's sessions to show what the fix changes…",
+                                title="Proving the fix")  # fmt: skip
+                await self.state.replay.replayed()
+                log = self.state.injections
             index = await self.state.recall_index()
             if log is None or index is None or becomes is None:
                 return ""

@@ -120,7 +120,7 @@ class MemoriesView(MarkingView):
     # ------------------------------------------------------------ the shared state
 
     def activated(self) -> None:
-        # the recall log may have come since (the Turns view replayed pi's sessions)
+        # the recall log may have come since (pi's sessions replayed while hidden)
         for detail in self.query(MemoryDetail):
             detail.show_recall_log()
 
@@ -164,6 +164,8 @@ class MemoriesView(MarkingView):
             view = browser.view
             if view.sort in BY_RECALL_LOG or parse_filter(view.query).injected:
                 browser.apply()  # sorted or filtered by the recall log, known now
+            for detail in self.query(MemoryDetail):  # the recall log, as soon as known
+                detail.show_recall_log()
         elif isinstance(change, Failed) and change.message:
             memory_list.empty_text = change.message
             memory_list.refresh()

@@ -24,7 +24,7 @@ from store import MAX_QUERY_BYTES, RECALL_VERSION, StoreError, Turn
 
 from ..core.filters import Field, Query
 from ..core.state import Change, DashboardState, OwnWrite, Reloaded, Scoped
-from ..core.turnlog import InjectionLog, SessionTurns, load_turns_aside
+from ..core.turnlog import SessionTurns
 from ..messages import ShowView, StatusChanged, StoreFailed
 from ..widgets.filter_box import FilterBox
 from ..widgets.split import Split
@@ -119,31 +119,27 @@ class TurnsView(FilteringView):
 
     @work(exclusive=True, group="turns", exit_on_error=False)
     async def load(self) -> None:
+        """The replay the state keeps (``core.state.replay``), joined if it runs: the
+        view shows its progress and renders its answer; it never produces it."""
         self._loading = True
         self._stale = False
         self._summary("replaying pi's sessions on the store as it was at each prompt…")
         state = self.state
+        loop = asyncio.get_running_loop()
+
+        def show(line: str) -> None:
+            if self.is_attached and self._loading:
+                self._summary(line)
+
+        def progress(done: int, total: int) -> None:  # from the replay's own thread
+            line = f"replaying pi's sessions on the store as it was: {done} of {total} prompts…"
+            loop.call_soon_threadsafe(show, line)
+
+        def early(found: list[SessionTurns]) -> None:  # from the replay's thread too
+            loop.call_soon_threadsafe(self.post_message, self.Loaded(found, early=True))
+
         try:
-            from ..core.recallcache import SessionIndexCache
-
-            cache = SessionIndexCache() if state.remembered is not None else None
-            loop = asyncio.get_running_loop()
-
-            def show(line: str) -> None:
-                if self.is_attached and self._loading:
-                    self._summary(line)
-
-            def progress(done: int, total: int) -> None:  # from the replay's own thread
-                line = f"replaying pi's sessions on the store as it was: {done} of {total} prompts…"
-                loop.call_soon_threadsafe(show, line)
-
-            def early(found: list[SessionTurns]) -> None:  # from the replay's thread too
-                loop.call_soon_threadsafe(self.post_message, self.Loaded(found, early=True))
-
-            held = state.store.identity if state.store is not None else None
-            sessions = await load_turns_aside(
-                state.db_path, state.clock, state.sessions, cache, progress, early, held
-            )
+            sessions = await state.replay.replayed(progress, early)
         except StoreError as exc:
             self.post_message(StoreFailed(exc))
             self.post_message(self.Loaded(None, stopped=f"{exc.cause}: {exc}"))
@@ -163,7 +159,6 @@ class TurnsView(FilteringView):
             self._summary(f"the replay stopped ({message.stopped}); ctrl+r reloads")
             return
         self.sessions = message.sessions
-        self.state.replayed(InjectionLog(message.sessions))  # each record's recall log
         session_list = self.query_one(SessionList)
         session_list.empty_text = (
             f"No pi session files under {self.state.sessions} ({self.state.sessions_why}; "

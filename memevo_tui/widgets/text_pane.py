@@ -26,6 +26,10 @@ class TextPane(ScrollView):
         self._lines: list[Strip] = []
         self._width = -1  # the width the lines were joined at (-1: join again)
 
+    def part(self, index: int) -> RenderableType:
+        """What part ``index`` holds now."""
+        return self._parts[index]
+
     def set_part(self, index: int, content: RenderableType) -> None:
         """Replace one part; the pane is drawn again, where it is scrolled to. The other
         parts are not rendered again."""

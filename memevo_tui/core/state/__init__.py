@@ -53,6 +53,7 @@ from .changes import (
 from .past import PastWalks
 from .reading import FirstPage, StoreReader, idle
 from .recalling import RecallKeeper
+from .replay import SessionReplay
 
 if TYPE_CHECKING:  # the past, the Timeline and recall are imported when first used
     from store import Diff, Past, Provenance, Purpose, Recall, RecallIndex, Standing
@@ -123,6 +124,8 @@ class DashboardState:
         self._listeners: list[Listener] = []
         self._positions: dict[str, int] | None = None  # row id -> index in rows, on demand
         self.recalling = RecallKeeper()
+        self.replay = SessionReplay(self)
+        """pi's sessions replayed once for every view (the Turns view, recall logs, proofs)."""
         """The recall index of the rows, and each record's recall log."""
 
     # ------------------------------------------------------------ subscribing
@@ -167,7 +170,7 @@ class DashboardState:
 
     @property
     def injections(self) -> InjectionLog | None:
-        """Each record's recall log, once the Turns view replayed pi's sessions."""
+        """Each record's recall log, once pi's sessions were replayed (``replay``)."""
         return self.recalling.injections
 
     async def provenance(
@@ -339,7 +342,11 @@ class DashboardState:
             # from rescanning them on every full collection (a pause per keypress
             # at 100,000 rows otherwise). They are still freed when replaced.
             gc.freeze()
+        if not partial:
+            self.replay.stale = self.replay.sessions is not None  # "now" moved
         self._tell(Reloaded(partial, total, self.corrupt))
+        if not partial:
+            self.replay.start()  # known to every view before any asks
         if was_past:
             self._tell(Dialed(None))
 
@@ -372,6 +379,7 @@ class DashboardState:
 
     def written(self, rows: Sequence[Row], *, bulk: str = "", stopped: bool = False) -> None:
         """A write of ours committed: put the changed records in place."""
+        self.replay.stale = self.replay.sessions is not None  # "now" moved
         self._tell(OwnWrite(tuple(self._put(rows)), bulk, stopped))
 
     def live_changed(self, events: Sequence[EventRow], rows: Sequence[Row], at: float) -> None:
@@ -403,7 +411,7 @@ class DashboardState:
         self._tell(Scoped(scope))
 
     def replayed(self, log: InjectionLog) -> None:
-        """The Turns view's replay ended: every view may now read each recall log."""
+        """pi's sessions were replayed (``replay``): every view may read each recall log."""
         self.recalling.injections = log
         self._tell(Replayed())
 

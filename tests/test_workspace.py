@@ -1,0 +1,89 @@
+"""One instrument (issue 57): what is known anywhere is known everywhere. From a fresh
+dashboard with pi's sessions present, never visiting Turns: a fix is proven before it
+is written, and each record's recall log shows in the detail pane."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import FIXTURES
+
+SESSIONS = FIXTURES / "sessions"
+
+
+async def test_a_fix_is_proven_in_a_fresh_dashboard_without_opening_turns(
+    realistic: Path,
+) -> None:
+    from memevo_tui.screens.confirm import ConfirmScreen
+    from memevo_tui.widgets.memory_list import MemoryList
+
+    from apphelpers import dialog_text, make_app, press, stored, until, wait_loaded
+
+    app = make_app(realistic)
+    app.state.use_sessions(str(SESSIONS))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        assert app.query_one("#tabs").active == "memories"  # type: ignore[attr-defined]
+        sessions = await app.state.replay.replayed()  # the one replay, started at load
+        turns = [t for s in sessions for t in s.turns]
+        record = next(i for t in reversed(turns) for i in t.now)
+        scope = stored(realistic, record)["scope"]
+        recent = sorted((t for t in turns if t.prompt.project == scope),
+                        key=lambda t: t.prompt.moment_ms)[-100:]  # fmt: skip
+        losing = sum(1 for t in recent if record in t.now)
+        await press(pilot, "slash", *record, "enter")
+
+        def on_it() -> bool:
+            row = app.query_one(MemoryList).highlighted
+            return row is not None and row.id == record
+
+        await until(pilot, on_it, "the record")
+        content = stored(realistic, record)["content"]
+        await press(pilot, "e")
+        await pilot.press("f7", *"Zebras graze quietly in the savanna at dawn.", "ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        text = " ".join(dialog_text(app.screen).split())
+        name = scope.rsplit("/", 1)[-1]
+        assert "Correct this memory?" in text
+        assert f"Of the last {len(recent)} prompt(s) in {name}, {losing} would no longer" in text
+        await press(pilot, "n")
+        assert stored(realistic, record)["content"] == content  # asked, and refused
+
+
+async def test_a_fix_asks_first_even_before_the_replay_has_ended(realistic: Path) -> None:
+    """The replay not known yet when `e` saves: it is worked out then (a notice says
+    so) and the question is asked, never skipped."""
+    from memevo_tui.screens.confirm import ConfirmScreen
+
+    from apphelpers import Notes, make_app, press, stored, until, wait_loaded
+
+    app = make_app(realistic)
+    app.state.use_sessions(str(SESSIONS))
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.state.replay.start = lambda: None  # type: ignore[method-assign]
+        await wait_loaded(pilot)
+        assert app.state.injections is None
+        record = app.state.rows[0].id
+        content = stored(realistic, record)["content"]
+        notes = Notes(app)
+        await press(pilot, "e")
+        await pilot.press("f7", *"Zebras graze quietly.", "ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        assert any("Replaying pi's sessions" in n for n, _ in notes.items)
+        await press(pilot, "n")
+        assert stored(realistic, record)["content"] == content
+
+
+async def test_the_recall_log_shows_in_the_detail_pane_once_known(realistic: Path) -> None:
+    from memevo_tui.widgets.memory_detail import MemoryDetail
+
+    from apphelpers import drawn_text, make_app, until, wait_loaded
+
+    app = make_app(realistic)
+    app.state.use_sessions(str(SESSIONS))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        detail = app.query_one(MemoryDetail)
+        await until(pilot, lambda: app.state.injections is not None, "the replay")
+        await until(pilot, lambda: "Recall log:" in drawn_text(detail.part(detail.TURNS)),
+                    "the recall log")  # fmt: skip
