@@ -179,6 +179,8 @@ async def test_correct_in_the_editor(realistic: Path) -> None:
         assert isinstance(app.screen, CorrectScreen)
         await pilot.press("f7", *"Prod CPU requests are at 70%.", "ctrl+s")
         await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)  # every fix asks first (issue 57)
+        await press(pilot, "y")
         record = stored(realistic, DURABLE)
         assert record["content"] == "Prod CPU requests are at 70%."
         assert record["status"] == "confirmed"

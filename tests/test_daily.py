@@ -176,6 +176,8 @@ async def test_e_uses_the_users_editor(realistic: Path, tmp_path: Path) -> None:
             await wait_loaded(pilot)
             await select(pilot, DURABLE)
             await press(pilot, "e")
+            assert isinstance(app.screen, ConfirmScreen)  # every fix asks first (issue 57)
+            await press(pilot, "y")
             record = stored(realistic, DURABLE)
             assert record["content"] == "Prod CPU requests sit at 71%."
             assert record["evidence"]["basis"] == "manual_correction"

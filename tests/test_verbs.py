@@ -23,7 +23,7 @@ def test_a_keyed_verb_is_a_key_a_palette_entry_and_a_help_line(verb) -> None:  #
     bindings = {b.id: b for b in MemoryList.BINDINGS if not isinstance(b, tuple)}
     binding = bindings[verb.binding_id]
     assert (binding.key, binding.action, binding.description) == (verb.key, verb.action, verb.label)
-    assert (verb.palette, verb.key, f"screen.curate({verb.name!r})") in all_commands()
+    assert (verb.palette, verb.binding_id, f"screen.curate({verb.name!r})") in all_commands()
     helped = {b.id for _, group in key_groups() for b in group if not isinstance(b, tuple)}
     assert verb.binding_id in helped
 
@@ -78,7 +78,8 @@ async def test_each_view_is_a_tab_a_key_a_palette_entry_and_a_scope(realistic: P
         tabs = app.query_one("#tabs", TabbedContent)
         for view in reversed(VIEWS):  # memories last: its key is pressed from another tab
             assert f"app.{view.id}" in ids
-            assert (view.palette, view.key, f"screen.show_tab({view.id!r})") in all_commands()
+            entry = (view.palette, view.binding.id, f"screen.show_tab({view.id!r})")
+            assert entry in all_commands()
             assert not view.scope or view.scope in named_scopes
             await press(pilot, "escape", view.key)  # out of a prompt box first
             assert tabs.active == view.id

@@ -87,3 +87,39 @@ async def test_the_recall_log_shows_in_the_detail_pane_once_known(realistic: Pat
         await until(pilot, lambda: app.state.injections is not None, "the replay")
         await until(pilot, lambda: "Recall log:" in drawn_text(detail.part(detail.TURNS)),
                     "the recall log")  # fmt: skip
+
+
+async def test_the_palette_says_the_key_a_binding_has_after_a_remap(realistic: Path) -> None:
+    from memevo_tui.commands import MemevoCommands
+
+    from apphelpers import make_app, wait_loaded
+
+    app = make_app(realistic, keymap={"app.time": "ctrl+y"})
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        provider = MemevoCommands(app.screen)
+        shown = {title: help_text for title, _, help_text in provider._entries()}
+        assert shown["Time dial: show the store as of another day"] == "key: ctrl+y"
+        assert shown["Reload from the store"] == "key: ctrl+r"
+        assert shown["Filter this view"] == "key: /"
+
+
+async def test_in_review_n_opens_turns_as_everywhere_and_k_keeps_an_item(
+    realistic: Path,
+) -> None:
+    from textual.widgets import TabbedContent
+
+    from memevo_tui.views.review import ReviewView
+
+    from apphelpers import make_app, press, wait_loaded
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await press(pilot, "w")
+        view = app.query_one(ReviewView)
+        before = len(view.queue)
+        await press(pilot, "K")
+        assert len(view.queue) == before - 1  # kept: out of the queue until it changes
+        await press(pilot, "n")
+        assert app.query_one("#tabs", TabbedContent).active == "turns"

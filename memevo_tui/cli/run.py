@@ -56,6 +56,15 @@ if TYPE_CHECKING:
     from store import RecallIndex
 
 
+async def _merge(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
+    from .merge import run_merge  # the bulk rules: loaded for a merge only
+
+    return await run_merge(store, args, o)
+
+
+_OWN_RUNNERS = {"merge": _merge}
+"""The verbs whose command line is a module of its own (a merge: a preview, a batch)."""
+
 ID_ARGS = (("id", "memories"), ("other_id", "memories"), ("event_id", "events"))
 """A verb's arguments that name a record or an event, and the table that holds them."""
 
@@ -67,10 +76,8 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
             setattr(args, name, await unique_prefix(store, table, given))
     if verb in WRITE_VERBS:
         return await _write_verb(store, args, o)
-    if verb == "merge":
-        from .merge import run_merge
-
-        return await run_merge(store, args, o)
+    if (runner := _OWN_RUNNERS.get(verb)) is not None:
+        return await runner(store, args, o)
     if verb == "export":
         return await _export(store, args, o)
     if verb == "show":

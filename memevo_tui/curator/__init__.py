@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from store import Memory
+from store import Memory, correction_refusal
 
 from ..core.state import Row
 from ..core.verbs import Target, Verb, named, op_for
@@ -100,6 +100,9 @@ class Curator(Undoing):
                 self.app.notify("Text unchanged: nothing written")
                 return
             target = Target(row.id, row.revision, text=text)
+            if (why := correction_refusal(text)) is not None:  # pi's refusal: nothing to ask
+                self.app.notify(why, title="Refused", severity="error")
+                return
             if what.becomes is None:
                 self.write(what.name, lambda s: what.call(s, target))
                 return

@@ -197,8 +197,10 @@ class CuratorCore:
                                 title="Proving the fix")  # fmt: skip
                 await self.state.replay.replayed()
                 log = self.state.injections
+            if log is None or becomes is None:
+                return ""  # no sessions to prove it on: the question is asked without
             index = await self.state.recall_index()
-            if log is None or index is None or becomes is None:
+            if index is None:
                 return ""
             after = becomes(memory, target)
             return await asyncio.to_thread(fix_effect, log, index, memory, after)

@@ -237,8 +237,9 @@ class MemoriesView(MarkingView):
     def sort_by(self, key: str) -> None:
         if key in BY_RECALL_LOG and self.state.injections is None:
             self.notify(
-                "This sort reads each record's recall log: open Turns (n) once to replay "
-                "pi's sessions",
+                "This sort reads each record's recall log, known once pi's sessions are "
+                "replayed (they are replayed when the store loads, if pi's session folder "
+                "is there)",
                 severity="warning",
             )
             return

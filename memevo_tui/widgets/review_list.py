@@ -65,7 +65,7 @@ class ReviewList(VirtualList[Item]):
         PROVENANCE_BINDING,
         MENU_BINDING,
         Binding(
-            "n",
+            "K",
             "keep",
             "Keep",
             id="review.keep",

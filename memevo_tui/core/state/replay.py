@@ -37,6 +37,8 @@ class SessionReplay:
         self._running: asyncio.Task[list[SessionTurns]] | None = None
         self._progress: list[Progress] = []
         self._early: list[Early] = []
+        self._early_found: list[SessionTurns] | None = None
+        """The last replay's answers the running one began with (a late joiner gets them)."""
 
     def start(self) -> None:
         """Begin the replay in the background, if pi's session folder is there and none
@@ -67,7 +69,10 @@ class SessionReplay:
             if self.sessions is not None and not self.stale and not self.running:
                 return self.sessions
             if not self.running:
+                self._early_found = None
                 self._running = asyncio.ensure_future(self._run())
+            elif early is not None and self._early_found is not None:
+                early(self._early_found)  # joined late: the answers it began with
             assert self._running is not None
             return await asyncio.shield(self._running)
         finally:
@@ -99,5 +104,6 @@ class SessionReplay:
             listener(done, total)
 
     def _told_early(self, found: list[SessionTurns]) -> None:
+        self._early_found = found
         for listener in list(self._early):
             listener(found)
