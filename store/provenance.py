@@ -127,10 +127,15 @@ class Provenance:
     def verdict(self) -> str:
         """The provenance in one line: corrected by hand, stated, not stated, no text."""
         if self.corrected is not None:
-            c = self.corrected
-            stated = "stated" if self.best is not None and self.best.grounded else "was asked for"
-            return (f"corrected by hand on {c.at[:10]}: the evidence is the user; the "
-                    f"source {stated} the earlier text")  # fmt: skip
+            best = self.best
+            source = (
+                "its source keeps no text" if best is None
+                else "its source stated the earlier text" if best.grounded
+                else "no passage of its source states the earlier text either"
+            )  # fmt: skip
+            return (
+                f"corrected by hand on {self.corrected.at[:10]}: the evidence is the user; {source}"
+            )
         grounded = self.grounded
         if grounded is None:
             return "no source text to look in"

@@ -45,8 +45,9 @@ def render(loaded: Loaded) -> Text:
     if not p.sources:
         out.append("\nNo source: this record names none (imported, or written by hand).\n",
                    style="italic")  # fmt: skip
+    of = " (the earlier text's)" if p.corrected is not None else ""
     for link, context in zip(p.sources, contexts, strict=True):
-        _source(out, link, context)
+        _source(out, link, context, of)
     if p.manual:
         out.append("\nManual changes\n", style="bold underline")
         for m in p.manual:
@@ -56,7 +57,7 @@ def render(loaded: Loaded) -> Text:
     return out
 
 
-def _source(out: Text, link: SourceLink, context: dict[str, Any]) -> None:
+def _source(out: Text, link: SourceLink, context: dict[str, Any], of: str = "") -> None:
     row = link.source if isinstance(link.source, Source) else None
     out.append("\n")
     out.append(f"Source {one_line(link.source_id)}\n", style="bold underline")
@@ -75,9 +76,9 @@ def _source(out: Text, link: SourceLink, context: dict[str, Any]) -> None:
         out.append("  under ", style="dim")
         out.append(f"{one_line(passage.section)}\n", style="bold")
     if passage.grounded:
-        out.append(f"  ✓ {passage.coverage_line()}\n", style="green")
+        out.append(f"  ✓ {passage.coverage_line()}{of}\n", style="green")
     else:
-        out.append(f"  ✗ {NOT_STATED} (closest: {passage.coverage_line()})\n", style="red")
+        out.append(f"  ✗ {NOT_STATED}{of} (closest: {passage.coverage_line()})\n", style="red")
     text = link.text
     marked = passage if passage.coverage > 0 else None
     body = Text("  ")
