@@ -181,3 +181,45 @@ def test_no_module_of_the_dashboard_is_over_450_lines() -> None:
         if lines > 450:
             long.append(f"{path.relative_to(ROOT)} ({lines})")
     assert long == []
+
+
+def _imports_at_run_time(path: Path, name: str, modules: dict[str, Path]) -> set[str]:
+    """The project's modules ``name`` imports when it runs: at the top and inside
+    functions alike; not what it names for the type checker only (``TYPE_CHECKING``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom):
+            parts = package.split(".")
+            base = parts[: len(parts) - (node.level - 1)] if node.level else []
+            target = ".".join([*base, *([node.module] if node.module else [])])
+            for alias in node.names:
+                whole = f"{target}.{alias.name}"
+                found.add(whole if whole in modules else target)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {m for m in found if m in modules and m != name}
+
+
+def test_no_two_modules_import_each_other() -> None:
+    """A pair of modules importing each other (even inside a function) is one module
+    split in two, or a layer upside down: each such pair fails here (issue 57)."""
+    modules: dict[str, Path] = {}
+    for package in ("memevo_tui", "store"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    edges = {name: _imports_at_run_time(path, name, modules) for name, path in modules.items()}
+    pairs = sorted({tuple(sorted((a, b))) for a, deps in edges.items() for b in deps
+                    if a in edges.get(b, set())})  # fmt: skip
+    assert pairs == []

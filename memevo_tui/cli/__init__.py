@@ -12,12 +12,11 @@ import argparse
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from .exits import EXIT_CANNOT_RUN, EXIT_OK, EXIT_REFUSED
 from .parser import SESSIONS_HELP, add_verbs
 
 if TYPE_CHECKING:
     from store import MemoryStore
-
-EXIT_OK, EXIT_REFUSED, EXIT_CANNOT_RUN = 0, 1, 2
 
 
 def execute(store_opener: Callable[[], Awaitable[MemoryStore]], args: argparse.Namespace) -> int:

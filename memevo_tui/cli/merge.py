@@ -12,7 +12,7 @@ from ..core.appstate import AppState
 from ..core.bulk import Step, kept_first, merge_plan, merge_problem
 from ..core.text import short_ids
 from ..core.verbs import Target, named
-from . import EXIT_OK, EXIT_REFUSED
+from .exits import EXIT_OK, EXIT_REFUSED
 from .ids import CannotRun, unique_prefix
 from .output import Output
 

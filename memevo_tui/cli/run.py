@@ -34,7 +34,7 @@ from ..core.text import one_line
 from ..core.verbs import CLI_VERBS, Target, named
 from ..core.view import HIDDEN_STATUSES, matches, parse_filter
 from ..core.when import BadMoment, parse_moment
-from . import EXIT_CANNOT_RUN, EXIT_OK, EXIT_REFUSED
+from .exits import EXIT_CANNOT_RUN, EXIT_OK, EXIT_REFUSED
 from .ids import CannotRun, unique_prefix
 from .output import Output
 from .parser import WRITE_VERBS

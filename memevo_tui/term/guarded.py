@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from .compat.textual import LinuxDriver, WriterThread, use_writer_thread
-from .terminal import PasteSafeParser
+from .paste import PasteSafeParser
 
 EXIT_TERMINAL_LOST = 128 + signal.SIGHUP
 """The exit status when the terminal went away (a shell reports a hung-up job so)."""

@@ -80,8 +80,7 @@ class DashboardState:
     ) -> None:
         self.db_path = db_path
         self.sessions, self.sessions_why = sessions_folder()
-        """Where pi keeps its session files (``--sessions DIR``, else where pi's own
-        settings put them), and why: read only."""
+        """Where pi keeps its session files, and why (``use_sessions``): read only."""
         self.scope = Scope()
         """The project every view shows (``scope.py``): set once every record is read."""
         self.scope_asked: str | None = AUTO
@@ -124,8 +123,7 @@ class DashboardState:
         self._listeners: list[Listener] = []
         self._positions: dict[str, int] | None = None  # row id -> index in rows, on demand
         self.recalling = RecallKeeper()
-        self.replay = SessionReplay(self)
-        """pi's sessions replayed once for every view (the Turns view, recall logs, proofs)."""
+        self.replay = SessionReplay(self)  # pi's sessions replayed once, for every view
         """The recall index of the rows, and each record's recall log."""
 
     # ------------------------------------------------------------ subscribing
@@ -342,8 +340,7 @@ class DashboardState:
             # from rescanning them on every full collection (a pause per keypress
             # at 100,000 rows otherwise). They are still freed when replaced.
             gc.freeze()
-        if not partial:
-            self.replay.stale = self.replay.sessions is not None  # "now" moved
+        self.replay.stale |= not partial and self.replay.sessions is not None  # "now" moved
         self._tell(Reloaded(partial, total, self.corrupt))
         if not partial:
             self.replay.start()  # known to every view before any asks
@@ -401,8 +398,7 @@ class DashboardState:
     def regrouped(self) -> None:
         self._tell(Regrouped())
 
-    def use_sessions(self, asked: str | None) -> None:
-        """Read pi's sessions from ``asked`` (``--sessions``), else where pi puts them."""
+    def use_sessions(self, asked: str | None) -> None:  # --sessions, else where pi puts them
         self.sessions, self.sessions_why = sessions_folder(asked)
 
     def set_scope(self, scope: Scope) -> None:
