@@ -210,7 +210,8 @@ async def test_the_review_queue_at_the_fixtures_now(realistic: Path) -> None:
         from memevo_tui.core.review import counts
 
         assert counts(view.queue) == {
-            "costly": 0,  # none until pi's sessions are replayed (the Turns view)
+            "secret": 0,  # no key, token or password in any record
+            "costly": 0,  # none until pi's sessions are replayed (no session folder here)
             "disputed": 1,
             "conflicted": 2,
             "not-grounded": 3,  # model-learned claims no source states

@@ -320,8 +320,24 @@ def _merge(v: _Verbs) -> None:
     p.add_argument("--yes", action="store_true", help="write them (else: only show them)")
 
 
+def _secrets(v: _Verbs) -> None:
+    """The secret scan (``cli/secrets.py``)."""
+    p = v.verb(
+        "secrets",
+        "find every place a secret sits: records, events, sources, other rows, the app's "
+        "cache and state, pi's session files",
+        "Rules: detect-secrets' detectors, pi's redactor's, Google API keys and a password "
+        "said in words. Each finding: where, which id, which field, the rule, the secret "
+        "masked. Exit 1 when something is found, 0 when nothing is.",
+    )
+    p.add_argument("--sessions", "--session-dir", metavar="DIR", help=SESSIONS_HELP)
+    p.add_argument("--no-sessions", action="store_true", help="leave pi's session files out")
+
+
 def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
     """Every verb of the command line, in the order help lists them."""
     v = _Verbs(parser, common)
-    for group in (_reads, _provenance, _completion, _past_and_export, _serve, _writes, _merge):
+    groups = (_reads, _provenance, _completion, _past_and_export, _serve, _writes, _merge,
+              _secrets)  # fmt: skip
+    for group in groups:
         group(v)

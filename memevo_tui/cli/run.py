@@ -62,7 +62,13 @@ async def _merge(store: MemoryStore, args: argparse.Namespace, o: Output) -> int
     return await run_merge(store, args, o)
 
 
-_OWN_RUNNERS = {"merge": _merge}
+async def _secrets(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
+    from .secrets import run_secrets  # detect-secrets' rules: loaded for a scan only
+
+    return await run_secrets(store, args, o)
+
+
+_OWN_RUNNERS = {"merge": _merge, "secrets": _secrets}
 """The verbs whose command line is a module of its own (a merge: a preview, a batch)."""
 
 ID_ARGS = (("id", "memories"), ("other_id", "memories"), ("event_id", "events"))

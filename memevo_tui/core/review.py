@@ -15,12 +15,16 @@ from dataclasses import dataclass
 
 from store import NOT_STATED, CorruptRow, Memory, Source, best_passage, fp, searched_text
 
+from .secrets import named_secrets as secrets_in
 from .text import one_line
 from .verbs import UNFAVOURABLE
 
 Row = Memory | CorruptRow
 
 REASONS: dict[str, str] = {
+    "secret": "holds what looks like a secret (a key, a token, a password): pi injects it "
+    "into prompts sent to the model provider; correct it without the secret, or forget it, "
+    "and run memevo-tui secrets for every other copy",
     "costly": "injected often while marked unhelpful or incorrect: pi kept putting it in "
     "front of the model (n lists the turns); correct it or forget it",
     "disputed": "marked incorrect: correct it, resolve it (accurate), or forget it",
@@ -142,6 +146,9 @@ def build(
         items.append(Item(reason, group, why, ORDER[reason] + rank))
         taken.update(m.id for m in group)
 
+    for m in records:
+        if m.status != "forgotten" and (leaked := secrets_in(m.content)):
+            add("secret", (m,), f"holds {leaked}: {REASONS['secret'].split(': ', 1)[1]}")
     for m in records:
         turns = injected.get(m.id, 0) if injected else 0
         verdicts = [v.verdict for v in (m.utility, m.accuracy) if v is not None]

@@ -1,0 +1,230 @@
+"""Secrets a store holds, found wherever a copy can sit (no Textual): every record,
+every event's ``before`` and ``after``, every source, every other row that holds text,
+the app's own cache and state files for the store, and pi's session files.
+
+The rules are detect-secrets' own (its regex detectors: AWS, Stripe, Slack, private
+keys, basic auth, JWTs, GitHub, GitLab, OpenAI, npm, PyPI, SendGrid and the rest; not
+its entropy and keyword guesses, which flag every hex id), then pi's redactor's
+(``store.redact``: bearer tokens, ``sk-``/``ghp_`` tokens, URL credentials,
+``--password VALUE``), then two that both miss: Google API keys and a password said in
+words ("the staging DB password is hunter2"). Text is scanned as it reads once decoded:
+a key JSON-escaped in an event (``\\u0041KIA…``) is found as what it is.
+
+A finding never holds the secret: its excerpt is masked (``AKIA…PLM4N``). Scanning the
+text of 400,000 rows rule by rule is slow, so each row's raw bytes are first tested
+against one pattern that any rule's match implies (or a JSON escape), and only the rows
+it passes are decoded and scanned.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+RuleSet = tuple[tuple[str, re.Pattern[str]], ...]
+
+_SKIPPED_DETECTORS = ("IPPublicDetector",)
+"""detect-secrets' regex detectors left out: a public IP address is no credential."""
+
+_OWN_RULES = (
+    ("Google API Key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
+    (
+        "Password in words",
+        r"(?i)\b(?:password|passwd|passphrase|pwd)\s+(?:is|was|=|:)\s+"
+        r"[\"'`]?([^\s\"'`,;]{4,})",
+    ),
+    ("pi: bearer token", r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{12,})"),
+    ("pi: sk-/gh token", r"\b((?:gho_|ghp_|ghs_|ghu_|github_pat_|sk-)[A-Za-z0-9_-]{16,})"),
+    ("pi: URL credentials", r"://[^\s/@:]+:([^\s/@]{3,})@"),
+    ("pi: --password value", r"(?i)--(?:password|token|api-key|secret)[\s=]+([^\s\"']{4,})"),
+)
+"""pi's redactor's rules (the ones that name a value), and what both it and
+detect-secrets miss."""
+
+
+@lru_cache(maxsize=1)
+def rules() -> RuleSet:
+    """Every rule: detect-secrets' regex detectors, then pi's and ours."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.plugins.base import RegexBasedDetector
+
+    found: list[tuple[str, re.Pattern[str]]] = []
+    mapping: dict[str, type] = get_mapping_from_secret_type_to_class()
+    for name, cls in sorted(mapping.items()):
+        if not issubclass(cls, RegexBasedDetector) or cls.__name__ in _SKIPPED_DETECTORS:
+            continue
+        found += [(name, pattern) for pattern in cls().denylist]
+    found += [(name, re.compile(pattern)) for name, pattern in _OWN_RULES]
+    return tuple(found)
+
+
+@lru_cache(maxsize=1)
+def _any_rule() -> re.Pattern[bytes]:
+    """One pattern any rule's match implies, on raw bytes (or a JSON escape)."""
+    parts = [f"(?:{p.pattern.removeprefix('(?i)')})" for _, p in rules()]
+    flags = re.IGNORECASE  # some rules are; a wider pretest only costs a decode
+    # a JSON escape: decoded, the text may read otherwise (a key split by a line break)
+    return re.compile("|".join([*parts, r"\\[nrtu]"]).encode(), flags)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One secret in one place: never the secret itself."""
+
+    place: str
+    """memory, event, source, row (another table's), cache, state, session."""
+    id: str
+    """The memory, event or source id; ``table:key`` for another row; a file (and an
+    entry id, for a session)."""
+    field: str
+    """Where in it ("after[0].content", "data.content", a column)."""
+    rule: str
+    excerpt: str
+    """The secret masked: its first 4 and last 5 characters (``AKIA…PLM4N``)."""
+    start: int
+    end: int
+    """Where the secret is in that field's text (Python characters)."""
+
+    def json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def mask(secret: str) -> str:
+    """``AKIA…PLM4N``: enough to recognise it, never enough to use it."""
+    if len(secret) <= 12:
+        return f"{secret[:2]}…" if len(secret) > 4 else "…"
+    return f"{secret[:4]}…{secret[-5:]}"
+
+
+def spans(text: str) -> Iterator[tuple[str, int, int]]:
+    """Each secret in ``text``: its rule and where it is (overlaps: the first rule's)."""
+    taken: list[tuple[int, int]] = []
+    for name, pattern in rules():
+        for m in pattern.finditer(text):
+            group = next((i for i in range(1, (m.re.groups or 0) + 1) if m.group(i)), 0)
+            start, end = m.span(group)
+            if end - start < 4 or any(s < end and start < e for s, e in taken):
+                continue
+            taken.append((start, end))
+            yield name, start, end
+
+
+def named_secrets(text: str) -> str:
+    """The secrets in ``text`` in a few words ("an AWS Access Key (AKIA…PLM4N)"), ""
+    for none: a record's review line."""
+    if not _any_rule().search(text.encode("utf-8", "surrogatepass")):
+        return ""
+    found = [f"{rule} ({mask(text[start:end])})" for rule, start, end in spans(text)]
+    return "; ".join(found)
+
+
+def _strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """Every string in a decoded JSON value, with its path ("after[0].content")."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _strings(inner, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for i, inner in enumerate(value):
+            yield from _strings(inner, f"{path}[{i}]")
+
+
+def in_text(place: str, ident: str, field: str, text: str) -> Iterator[Finding]:
+    for rule, start, end in spans(text):
+        yield Finding(place, ident, field, rule, mask(text[start:end]), start, end)
+
+
+def in_json(place: str, ident: str, raw: str | bytes, prefix: str = "") -> Iterator[Finding]:
+    """The findings of a JSON text, field by field (a text that is not JSON: whole)."""
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if not _any_rule().search(data):
+        return
+    try:
+        value = json.loads(data)
+    except ValueError:
+        yield from in_text(place, ident, prefix or "text", data.decode("utf-8", "replace"))
+        return
+    for path, text in _strings(value, prefix):
+        yield from in_text(place, ident, path, text)
+
+
+# ------------------------------------------------------------------ the store
+
+_JSON_TABLES = {"memories": "memory", "events": "event", "sources": "source"}
+
+
+async def in_store(store: Any) -> list[Finding]:
+    """Every finding in the store's rows: each record, event and source field by field,
+    and every text column of every other table (``blocked`` holds hashes only)."""
+    found: list[Finding] = []
+    for table, place in _JSON_TABLES.items():
+        for ident, data in await store.query(f"SELECT id, data FROM {table} ORDER BY rowid"):
+            found += in_json(place, str(ident), data if isinstance(data, str | bytes) else "")
+    listed = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+    tables = [str(r[0]) for r in await store.query(listed)]
+    for table in tables:
+        if table in _JSON_TABLES or table == "blocked":
+            continue
+        columns = [str(r[1]) for r in await store.query(f'PRAGMA table_info("{table}")')]
+        rows = await store.query(f'SELECT rowid, * FROM "{table}"')
+        for row in rows:
+            key = f"{table}:{row[1] if columns and columns[0] == 'id' else row[0]}"
+            for column, value in zip(columns, row[1:], strict=False):
+                if isinstance(value, str) and _any_rule().search(value.encode("utf-8", "replace")):
+                    found += in_text("row", key, column, value)
+    return found
+
+
+# ------------------------------------------------------------------ files
+
+
+def in_files(place: str, folder: Path) -> list[Finding]:
+    """Every finding in the files under ``folder`` (the app's cache or state for the
+    store), each read as text; a link is never followed."""
+    found: list[Finding] = []
+    if not folder.is_dir() or folder.is_symlink():
+        return found
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        for name in sorted(files):
+            path = Path(root) / name
+            if path.is_symlink():
+                continue
+            try:
+                raw = path.read_bytes()
+            except OSError:
+                continue
+            if _any_rule().search(raw):
+                found += in_text(place, str(path), "bytes", raw.decode("utf-8", "replace"))
+        dirs[:] = sorted(d for d in dirs if not (Path(root) / d).is_symlink())
+    return found
+
+
+def in_sessions(files: Iterable[Path]) -> list[Finding]:
+    """Every finding in pi's session files, entry by entry (the user's raw words are
+    there, unredacted: pi redacts what it stores, not what it logs)."""
+    found: list[Finding] = []
+    for path in files:
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            continue
+        if not _any_rule().search(raw):
+            continue
+        for n, line in enumerate(raw.split(b"\n"), 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line.decode("utf-8", "replace"))
+            except ValueError:
+                entry = None
+            ident = entry.get("id") if isinstance(entry, dict) else None
+            where = f"{path}#{ident if isinstance(ident, str) else f'line {n}'}"
+            found += in_json("session", where, line)
+    return found
