@@ -79,6 +79,8 @@ if TYPE_CHECKING:
     from .lifeline import die_with_parent
     from .past import UNLOGGED_JSON, Diff, Past, PastLog, diff
     from .provenance import NOT_STATED, Passage, Provenance, SourceLink, best_passage, searched_text
+    from .purge import MARKER as PURGED
+    from .purge import purge_values
     from .recall import (
         DIGEST_HEADER_BYTES,
         DIGEST_MAX_BYTES,
@@ -161,6 +163,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "session_files": ("turns", "session_files"),
     "session_prompts": ("turns", "session_prompts"),
     "sessions_root": ("sessions", "sessions_root"),
+    "purge_values": ("purge", "purge_values"),
+    "PURGED": ("purge", "MARKER"),
     "sessions_folder": ("sessions", "sessions_folder"),
     "status_report": ("status", "status"),
     "tool_matches": ("recall", "tool_matches"),
@@ -189,6 +193,7 @@ __all__ = [
     "MAX_QUERY_BYTES",
     "NOT_STATED",
     "POLICY",
+    "PURGED",
     "REASONS",
     "RECALL_VERSION",
     "STATUSES",
@@ -277,6 +282,7 @@ __all__ = [
     "parse_event_row",
     "parse_memory_row",
     "parse_ms",
+    "purge_values",
     "queue_status",
     "redact_text",
     "replay_turns",

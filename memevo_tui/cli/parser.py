@@ -332,6 +332,20 @@ def _secrets(v: _Verbs) -> None:
     )
     p.add_argument("--sessions", "--session-dir", metavar="DIR", help=SESSIONS_HELP)
     p.add_argument("--no-sessions", action="store_true", help="leave pi's session files out")
+    p = v.verb(
+        "purge",
+        "remove secrets from every copy: the record forgotten through pi's write, then each "
+        "copy replaced by [REDACTED:purged] in one transaction, the -wal truncated",
+        "KEY is a finding's key as secrets prints it; --all takes every finding. Shows "
+        "what it would write and writes nothing without --yes. pi's session files are "
+        "rewritten only with --sessions DIR (the secret masked, every other line kept). "
+        "Prints a receipt of every place written.",
+    )
+    p.add_argument("keys", nargs="*", metavar="KEY")
+    p.add_argument("--all", action="store_true", help="every finding")
+    p.add_argument("--yes", action="store_true", help="write (else: only show)")
+    p.add_argument("--sessions", "--session-dir", metavar="DIR",
+                   help="also rewrite pi's session files in DIR that hold the secret")  # fmt: skip
 
 
 def add_verbs(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:

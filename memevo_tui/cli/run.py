@@ -68,7 +68,13 @@ async def _secrets(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
     return await run_secrets(store, args, o)
 
 
-_OWN_RUNNERS = {"merge": _merge, "secrets": _secrets}
+async def _purge(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
+    from .purge import run_purge
+
+    return await run_purge(store, args, o)
+
+
+_OWN_RUNNERS = {"merge": _merge, "secrets": _secrets, "purge": _purge}
 """The verbs whose command line is a module of its own (a merge: a preview, a batch)."""
 
 ID_ARGS = (("id", "memories"), ("other_id", "memories"), ("event_id", "events"))

@@ -35,9 +35,10 @@ async def run_secrets(store: MemoryStore, args: argparse.Namespace, o: Output) -
                 "sessions": None if args.no_sessions else f"{root} ({why})"})  # fmt: skip
     else:
         for f in found:
-            o.row([f.place, f.id, f.field, f.rule], [8, 26, 22, 22], f.excerpt)
+            o.row([f.key, f.place, f.id, f.field, f.rule], [8, 8, 26, 22, 22], f.excerpt)
     where = "not read (--no-sessions)" if args.no_sessions else f"{read} under {root} ({why})"
-    o.note(f"memevo-tui: {len(found)} finding(s) in {_places(found)}; session files: {where}")
+    o.note(f"memevo-tui: {len(found)} finding(s) in {_places(found)}; session files: {where}"
+           + ("; memevo-tui purge KEY… (or --all) removes them" if found else ""))  # fmt: skip
     return EXIT_REFUSED if found else EXIT_OK
 
 

@@ -90,9 +90,15 @@ class Finding:
     start: int
     end: int
     """Where the secret is in that field's text (Python characters)."""
+    key: str = ""
+    """The finding's name for ``purge`` (8 hex digits: its place, id, field and span)."""
 
     def json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+Values = dict[str, str]
+"""Each finding's secret by its key, for ``purge`` only: never printed, never kept."""
 
 
 def mask(secret: str) -> str:
@@ -136,12 +142,21 @@ def _strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
             yield from _strings(inner, f"{path}[{i}]")
 
 
-def in_text(place: str, ident: str, field: str, text: str) -> Iterator[Finding]:
+def in_text(
+    place: str, ident: str, field: str, text: str, values: Values | None = None
+) -> Iterator[Finding]:
+    from store import fp
+
     for rule, start, end in spans(text):
-        yield Finding(place, ident, field, rule, mask(text[start:end]), start, end)
+        key = fp(f"{place}\0{ident}\0{field}\0{start}")[:8]
+        if values is not None:
+            values[key] = text[start:end]
+        yield Finding(place, ident, field, rule, mask(text[start:end]), start, end, key)
 
 
-def in_json(place: str, ident: str, raw: str | bytes, prefix: str = "") -> Iterator[Finding]:
+def in_json(
+    place: str, ident: str, raw: str | bytes, prefix: str = "", values: Values | None = None
+) -> Iterator[Finding]:
     """The findings of a JSON text, field by field (a text that is not JSON: whole)."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     if not _any_rule().search(data):
@@ -149,10 +164,11 @@ def in_json(place: str, ident: str, raw: str | bytes, prefix: str = "") -> Itera
     try:
         value = json.loads(data)
     except ValueError:
-        yield from in_text(place, ident, prefix or "text", data.decode("utf-8", "replace"))
+        text = data.decode("utf-8", "replace")
+        yield from in_text(place, ident, prefix or "text", text, values)
         return
     for path, text in _strings(value, prefix):
-        yield from in_text(place, ident, path, text)
+        yield from in_text(place, ident, path, text, values)
 
 
 # ------------------------------------------------------------------ the store
@@ -160,13 +176,14 @@ def in_json(place: str, ident: str, raw: str | bytes, prefix: str = "") -> Itera
 _JSON_TABLES = {"memories": "memory", "events": "event", "sources": "source"}
 
 
-async def in_store(store: Any) -> list[Finding]:
+async def in_store(store: Any, values: Values | None = None) -> list[Finding]:
     """Every finding in the store's rows: each record, event and source field by field,
     and every text column of every other table (``blocked`` holds hashes only)."""
     found: list[Finding] = []
     for table, place in _JSON_TABLES.items():
         for ident, data in await store.query(f"SELECT id, data FROM {table} ORDER BY rowid"):
-            found += in_json(place, str(ident), data if isinstance(data, str | bytes) else "")
+            raw = data if isinstance(data, str | bytes) else ""
+            found += in_json(place, str(ident), raw, values=values)
     listed = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
     tables = [str(r[0]) for r in await store.query(listed)]
     for table in tables:
@@ -178,7 +195,7 @@ async def in_store(store: Any) -> list[Finding]:
             key = f"{table}:{row[1] if columns and columns[0] == 'id' else row[0]}"
             for column, value in zip(columns, row[1:], strict=False):
                 if isinstance(value, str) and _any_rule().search(value.encode("utf-8", "replace")):
-                    found += in_text("row", key, column, value)
+                    found += in_text("row", key, column, value, values)
     return found
 
 
@@ -206,7 +223,7 @@ def in_files(place: str, folder: Path) -> list[Finding]:
     return found
 
 
-def in_sessions(files: Iterable[Path]) -> list[Finding]:
+def in_sessions(files: Iterable[Path], values: Values | None = None) -> list[Finding]:
     """Every finding in pi's session files, entry by entry (the user's raw words are
     there, unredacted: pi redacts what it stores, not what it logs)."""
     found: list[Finding] = []
@@ -226,5 +243,5 @@ def in_sessions(files: Iterable[Path]) -> list[Finding]:
                 entry = None
             ident = entry.get("id") if isinstance(entry, dict) else None
             where = f"{path}#{ident if isinstance(ident, str) else f'line {n}'}"
-            found += in_json("session", where, line)
+            found += in_json("session", where, line, values=values)
     return found
