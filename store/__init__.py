@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     from .provenance import NOT_STATED, Passage, Provenance, SourceLink, best_passage, searched_text
     from .purge import MARKER as PURGED
     from .purge import purge_values
+    from .purge import replaced as replace_secrets
     from .recall import (
         DIGEST_HEADER_BYTES,
         DIGEST_MAX_BYTES,
@@ -164,6 +165,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "session_prompts": ("turns", "session_prompts"),
     "sessions_root": ("sessions", "sessions_root"),
     "purge_values": ("purge", "purge_values"),
+    "replace_secrets": ("purge", "replaced"),
     "PURGED": ("purge", "MARKER"),
     "sessions_folder": ("sessions", "sessions_folder"),
     "status_report": ("status", "status"),
@@ -285,6 +287,7 @@ __all__ = [
     "purge_values",
     "queue_status",
     "redact_text",
+    "replace_secrets",
     "replay_turns",
     "retimed",
     "runs",

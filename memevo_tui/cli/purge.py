@@ -17,7 +17,15 @@ import os
 import tempfile
 from pathlib import Path
 
-from store import PURGED, Memory, MemoryStore, purge_values, session_files, sessions_folder
+from store import (
+    PURGED,
+    Memory,
+    MemoryStore,
+    purge_values,
+    replace_secrets,
+    session_files,
+    sessions_folder,
+)
 
 from ..core.appstate import AppState
 from ..core.recallcache import cache_home
@@ -126,8 +134,6 @@ def rewrite_session(path: Path, secrets: list[str], tries: int = 5) -> int:
     again with its strings masked, every other line byte for byte; the mode kept; written
     atomically, and only if the file did not change since it was read (pi appending a
     line meanwhile): then read and done again. How many lines were rewritten."""
-    from store.purge import replaced
-
     for _ in range(tries):
         before = os.stat(path, follow_symlinks=False)
         raw = path.read_bytes()
@@ -138,9 +144,9 @@ def rewrite_session(path: Path, secrets: list[str], tries: int = 5) -> int:
             if not any(s in text for s in secrets) and b"\\" not in line:
                 continue
             try:
-                value, n = replaced(json.loads(text), secrets)
+                value, n = replace_secrets(json.loads(text), secrets)
             except ValueError:
-                value, n = replaced(text, secrets)
+                value, n = replace_secrets(text, secrets)
                 if n:
                     lines[i], changed = str(value).encode(), changed + 1
                 continue
