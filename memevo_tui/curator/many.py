@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from textual.notifications import SeverityLevel
 
-from store import Memory, MemoryStore, Refused, StoreError, iso
+from store import Memory, MemoryStore, Refused, StoreError, iso, js_trim
 
 from ..core.bulk import AnyStep, UndoStep, kept_first, merge_plan, merge_problem, plan
 from ..core.state import Row
@@ -45,9 +45,12 @@ class ManyRecords(CuratorCore):
     ) -> None:
         from ..screens.confirm import blocks_note, bulk_dialog
 
+        text = js_trim(text)  # as pi stores it: the editor's last line break is no text
         steps = merge_plan(name, records, text, marks)
         scope = records[0].scope
-        blocked = [(scope, t) for t in dict.fromkeys(s.text for s in steps if s.writes)]
+        # blocked: each forgotten text, and the kept record's old text only if it changes
+        lost = (s.text for s in steps if s.writes and s.new_text != s.text)
+        blocked = [(scope, t) for t in dict.fromkeys(lost)]
         notes = [blocks_note(blocked), *self._grouping_notes()]
         dialog = bulk_dialog(
             f"Merge {len(records)} records into {steps[0].memory_id}?",

@@ -234,12 +234,16 @@ class Dashboard(Screen[None]):
         choices = [("all", f"All projects ({len(state.rows):,} records)")]
         choices += [(f"p{n}", f"{one_line(origin, 60)} ({count:,})")
                     for n, (origin, count) in enumerate(found)]  # fmt: skip
+        legacy = sum(1 for r in state.rows if getattr(r, "scope", "") == "legacy")
+        if legacy:  # pi's imported records, in no project: every view shows them alone
+            choices.append(("legacy", f"No project: {legacy:,} legacy record(s)"))
+            found.append(("legacy", legacy))
         current = next((f"p{n}" for n, (o, _) in enumerate(found)
                         if o == state.scope.project), "all")  # fmt: skip
 
         def picked(choice: str | None) -> None:
             if choice is not None:
-                project = ALL if choice == "all" else found[int(choice[1:])][0]
+                project = {"all": ALL, "legacy": "legacy"}.get(choice) or found[int(choice[1:])][0]
                 self._scope(Scope(project, state.scope.home))
 
         self.app.push_screen(Menu("Show which project?", choices, current), picked)

@@ -160,10 +160,7 @@ class TurnsView(FilteringView):
             return
         self.sessions = message.sessions
         session_list = self.query_one(SessionList)
-        session_list.empty_text = (
-            f"No pi session files under {self.state.sessions} ({self.state.sessions_why}; "
-            "--sessions DIR reads another)."
-        )
+        session_list.empty_text = self._empty_line()
         session_list.set_rows(self._shown_sessions())
         if self.opened is not None:  # still showing a session: its turns as replayed now
             again = next((s for s in self.sessions if s.key == self.opened.key), None)
@@ -222,7 +219,27 @@ class TurnsView(FilteringView):
             prompt_matches(t, s.session.project, q) for t in s.turns
         )]  # fmt: skip
 
+    def _empty_line(self) -> str:
+        """What an empty list says, true to why it is empty: no session files; no prompt
+        matching the filter; a record pi never injected (``record:ID``)."""
+        sessions = self._in_scope()
+        if not self.sessions:
+            return (f"No pi session files under {self.state.sessions} "
+                    f"({self.state.sessions_why}; --sessions DIR reads another).")  # fmt: skip
+        prompts = sum(len(s.turns) for s in sessions)
+        counted = f"{prompts} prompt(s) in {len(sessions)} session(s)"
+        if records := self.filter_query.values("record"):
+            return f"pi never injected {', '.join(records)} in the {prompts} prompt(s) replayed."
+        if self.filter_text:
+            return f"No prompt matches '{self.filter_text}' ({counted})."
+        every = sum(len(s.turns) for s in self.sessions)
+        return (f"No prompts in this scope ({every} prompt(s) in {len(self.sessions)} "
+                "session(s) in every project: @ changes the scope).")  # fmt: skip
+
     def refilter(self) -> None:
+        empty = self._empty_line()
+        self.query_one(SessionList).empty_text = empty
+        self.query_one(TurnList).empty_text = empty
         self.query_one(SessionList).set_rows(self._shown_sessions())
         if self.opened is not None:
             self._open(self.opened, focus=False)

@@ -322,6 +322,7 @@ VERBS: tuple[Verb, ...] = (
         "undo",
         footer=True,
         asks="event",
+        decides=True,  # in Review too: the record's last event, after a preview
         cli="undo",
         cli_help="undo an event, if nothing changed since",
         cli_args=("event_id",),

@@ -1,0 +1,102 @@
+"""A newcomer's third week (issue 59): what tripped them, each as it was met."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memevo_tui.screens.confirm import ConfirmScreen
+from memevo_tui.screens.correct import CorrectScreen
+
+from apphelpers import (
+    dialog_text,
+    make_app,
+    memory_list,
+    press,
+    select,
+    settle,
+    stored,
+    until,
+    wait_loaded,
+    words,
+)
+from conftest import FIXTURES
+
+SHORT = "e95e2126a08864e18d8594a1"  # "[done] Runbook for k3s node replacement merged"
+LONG = "cf8f3f95303d31090296a36f"  # "... written and merged."
+
+
+async def test_u_in_review_previews_then_undoes_the_records_last_event(realistic: Path) -> None:
+    from memevo_tui.views.review import ReviewView
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await press(pilot, "w")
+        view = app.query_one(ReviewView)
+        await until(pilot, lambda: bool(view.queue), "the queue")
+        await press(pilot, "u")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the undo preview")
+        assert "Undo" in dialog_text(app.screen)
+        await press(pilot, "n")
+
+
+async def test_the_project_picker_offers_the_legacy_records(realistic: Path) -> None:
+    from textual.widgets import OptionList
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await press(pilot, "at")
+        options = app.screen.query_one(OptionList)
+        shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert shown[-1] == "No project: 11 legacy record(s)"
+        await press(pilot, "G", "enter")
+        assert app.state.scope.project == "legacy"
+        await until(pilot, lambda: len(memory_list(app).rows) > 0, "the legacy records")
+        assert all(r.scope == "legacy" for r in memory_list(app).rows)
+
+
+async def test_an_empty_turns_list_says_why(realistic: Path) -> None:
+    from memevo_tui.views.turns import TurnsView
+    from memevo_tui.widgets.turn_list import SessionList
+
+    app = make_app(realistic)
+    app.state.use_sessions(str(FIXTURES / "sessions"))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await press(pilot, "n")
+        view = app.query_one(TurnsView)
+        await until(pilot, lambda: bool(view.sessions) and not view.busy, "the replay")
+        await press(pilot, "slash", *"zebra crossing", "enter")
+        sessions = app.query_one(SessionList)
+        assert not sessions.rows
+        prompts = sum(len(s.turns) for s in view.sessions)
+        assert sessions.empty_text == (
+            f"No prompt matches 'zebra crossing' ({prompts} prompt(s) in 88 session(s)).")  # fmt: skip
+        await press(pilot, "escape")
+        log = app.state.injections
+        assert log is not None
+        never = next(m.id for m in app.state.rows if not log.counts().get(m.id))
+        await press(pilot, "slash", *f"record:{never}", "enter")
+        assert sessions.empty_text == (
+            f"pi never injected {never} in the {prompts} prompt(s) replayed.")  # fmt: skip
+
+
+async def test_merge_preview_counts_only_the_texts_it_blocks(realistic: Path) -> None:
+    """The kept text unchanged: only the forgotten record's text is blocked; and the
+    editor's last line break is not shown as part of the kept text."""
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        for memory_id in (SHORT, LONG):
+            await select(pilot, memory_id)
+            await pilot.press("space")
+        await settle(pilot)
+        await press(pilot, "M")
+        assert isinstance(app.screen, CorrectScreen)
+        long = stored(realistic, LONG)["content"]
+        await pilot.press("f7", *long, "enter", "ctrl+s")  # a trailing line break typed
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the merge preview")
+        text = words(dialog_text(app.screen))
+        assert "pi will also never learn this text again" in text and "⏎" not in text
+        await press(pilot, "n")
