@@ -146,9 +146,9 @@ def build(
         items.append(Item(reason, group, why, ORDER[reason] + rank))
         taken.update(m.id for m in group)
 
-    for m in records:
-        if m.status != "forgotten" and (leaked := secrets_in(m.content)):
-            add("secret", (m,), f"holds {leaked}: {REASONS['secret'].split(': ', 1)[1]}")
+    live = [m for m in records if m.status != "forgotten"]
+    for i, leaked in secrets_in([m.content for m in live]).items():
+        add("secret", (live[i],), f"holds {leaked}: {REASONS['secret'].split(': ', 1)[1]}")
     for m in records:
         turns = injected.get(m.id, 0) if injected else 0
         verdicts = [v.verdict for v in (m.utility, m.accuracy) if v is not None]

@@ -4,24 +4,25 @@ the app's own cache and state files for the store, and pi's session files.
 
 The rules are detect-secrets' own (its regex detectors: AWS, Stripe, Slack, private
 keys, basic auth, JWTs, GitHub, GitLab, OpenAI, npm, PyPI, SendGrid and the rest; not
-its entropy and keyword guesses, which flag every hex id), then pi's redactor's
-(``store.redact``: bearer tokens, ``sk-``/``ghp_`` tokens, URL credentials,
+its entropy and keyword guesses, which flag every hex id: ``_SKIPPED_DETECTORS``), then
+pi's redactor's (``store.redact``: bearer tokens, ``sk-``/``ghp_`` tokens, URL credentials,
 ``--password VALUE``), then two that both miss: Google API keys and a password said in
 words ("the staging DB password is hunter2"). Text is scanned as it reads once decoded:
 a key JSON-escaped in an event (``\\u0041KIA…``) is found as what it is.
 
 A finding never holds the secret: its excerpt is masked (``AKIA…PLM4N``). Scanning the
-text of 400,000 rows rule by rule is slow, so each row's raw bytes are first tested
-against one pattern that any rule's match implies (or a JSON escape), and only the rows
-it passes are decoded and scanned.
+text of 400,000 rows rule by rule is slow, so each rule runs once over a table's rows
+joined, and only the rows it matches (or that hold a JSON escape) are decoded and
+scanned field by field.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -29,8 +30,17 @@ from typing import Any
 
 RuleSet = tuple[tuple[str, re.Pattern[str]], ...]
 
-_SKIPPED_DETECTORS = ("IPPublicDetector",)
-"""detect-secrets' regex detectors left out: a public IP address is no credential."""
+_SKIPPED_DETECTORS = (
+    "IPPublicDetector",
+    "CloudantDetector",
+    "IbmCloudIamDetector",
+    "IbmCosHmacDetector",
+    "SoftlayerDetector",
+)
+"""detect-secrets' regex detectors left out: a public IP address is no credential, and
+four are keyword guesses in regex form ("cl" or "sl" near "key" and a long word), as
+slow (lookbehinds, over every row) as they are noisy; like its keyword detector, they
+are left to a scan of source code."""
 
 _OWN_RULES = (
     ("Google API Key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
@@ -64,13 +74,27 @@ def rules() -> RuleSet:
     return tuple(found)
 
 
-@lru_cache(maxsize=1)
-def _any_rule() -> re.Pattern[bytes]:
-    """One pattern any rule's match implies, on raw bytes (or a JSON escape)."""
-    parts = [f"(?:{p.pattern.removeprefix('(?i)')})" for _, p in rules()]
-    flags = re.IGNORECASE  # some rules are; a wider pretest only costs a decode
-    # a JSON escape: decoded, the text may read otherwise (a key split by a line break)
-    return re.compile("|".join([*parts, r"\\[nrtu]"]).encode(), flags)
+_ESCAPES = ("\\u", "\\n", "\\r", "\\t")
+"""In raw JSON, what may make a text read otherwise once decoded (a key JSON-escaped,
+a password split by an escaped line break): such a text is always decoded and scanned."""
+
+
+def candidates(texts: Sequence[str]) -> set[int]:
+    """The indexes of ``texts`` that may hold a secret: every rule run once over all of
+    them joined (a pass per rule, not per text), and every text with a JSON escape."""
+    if not texts:
+        return set()
+    starts: list[int] = []
+    at = 0
+    for text in texts:
+        starts.append(at)
+        at += len(text) + 1
+    joined = "\x00".join(texts)
+    found = {i for i, text in enumerate(texts) if any(e in text for e in _ESCAPES)}
+    for _, pattern in rules():
+        for m in pattern.finditer(joined):
+            found.add(bisect.bisect_right(starts, m.start()) - 1)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,13 +145,15 @@ def spans(text: str) -> Iterator[tuple[str, int, int]]:
             yield name, start, end
 
 
-def named_secrets(text: str) -> str:
-    """The secrets in ``text`` in a few words ("an AWS Access Key (AKIA…PLM4N)"), ""
-    for none: a record's review line."""
-    if not _any_rule().search(text.encode("utf-8", "surrogatepass")):
-        return ""
-    found = [f"{rule} ({mask(text[start:end])})" for rule, start, end in spans(text)]
-    return "; ".join(found)
+def named_secrets(texts: Sequence[str]) -> dict[int, str]:
+    """The secrets in each of ``texts`` in a few words ("AWS Access Key (AKIA…PLM4N)"),
+    by index, for those that hold any: the review queue's lines."""
+    out: dict[int, str] = {}
+    for i in sorted(candidates(texts)):
+        found = [f"{rule} ({mask(texts[i][s:e])})" for rule, s, e in spans(texts[i])]
+        if found:
+            out[i] = "; ".join(found)
+    return out
 
 
 def _strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
@@ -159,8 +185,6 @@ def in_json(
 ) -> Iterator[Finding]:
     """The findings of a JSON text, field by field (a text that is not JSON: whole)."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
-    if not _any_rule().search(data):
-        return
     try:
         value = json.loads(data)
     except ValueError:
@@ -181,9 +205,10 @@ async def in_store(store: Any, values: Values | None = None) -> list[Finding]:
     and every text column of every other table (``blocked`` holds hashes only)."""
     found: list[Finding] = []
     for table, place in _JSON_TABLES.items():
-        for ident, data in await store.query(f"SELECT id, data FROM {table} ORDER BY rowid"):
-            raw = data if isinstance(data, str | bytes) else ""
-            found += in_json(place, str(ident), raw, values=values)
+        rows = await store.query(f"SELECT id, data FROM {table} ORDER BY rowid")
+        texts = [data if isinstance(data, str) else "" for _, data in rows]
+        for i in sorted(candidates(texts)):
+            found += in_json(place, str(rows[i][0]), texts[i], values=values)
     listed = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
     tables = [str(r[0]) for r in await store.query(listed)]
     for table in tables:
@@ -191,11 +216,13 @@ async def in_store(store: Any, values: Values | None = None) -> list[Finding]:
             continue
         columns = [str(r[1]) for r in await store.query(f'PRAGMA table_info("{table}")')]
         rows = await store.query(f'SELECT rowid, * FROM "{table}"')
-        for row in rows:
+        cells = [(row, column, value) for row in rows
+                 for column, value in zip(columns, row[1:], strict=False)
+                 if isinstance(value, str)]  # fmt: skip
+        for i in sorted(candidates([value for _, _, value in cells])):
+            row, column, value = cells[i]
             key = f"{table}:{row[1] if columns and columns[0] == 'id' else row[0]}"
-            for column, value in zip(columns, row[1:], strict=False):
-                if isinstance(value, str) and _any_rule().search(value.encode("utf-8", "replace")):
-                    found += in_text("row", key, column, value, values)
+            found += in_text("row", key, column, value, values)
     return found
 
 
@@ -217,8 +244,9 @@ def in_files(place: str, folder: Path) -> list[Finding]:
                 raw = path.read_bytes()
             except OSError:
                 continue
-            if _any_rule().search(raw):
-                found += in_text(place, str(path), "bytes", raw.decode("utf-8", "replace"))
+            text = raw.decode("utf-8", "replace")
+            if candidates([text]):
+                found += in_text(place, str(path), "bytes", text)
         dirs[:] = sorted(d for d in dirs if not (Path(root) / d).is_symlink())
     return found
 
@@ -232,13 +260,13 @@ def in_sessions(files: Iterable[Path], values: Values | None = None) -> list[Fin
             raw = path.read_bytes()
         except OSError:
             continue
-        if not _any_rule().search(raw):
-            continue
-        for n, line in enumerate(raw.split(b"\n"), 1):
+        lines = raw.decode("utf-8", "replace").split("\n")
+        for index in sorted(candidates(lines)):
+            line, n = lines[index], index + 1
             if not line.strip():
                 continue
             try:
-                entry = json.loads(line.decode("utf-8", "replace"))
+                entry = json.loads(line)
             except ValueError:
                 entry = None
             ident = entry.get("id") if isinstance(entry, dict) else None
