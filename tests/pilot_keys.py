@@ -21,6 +21,14 @@ def open_turns(session: str = "", down: int = 1) -> Callable[[Pilot[None]], Awai
         await press(pilot, "n")
         view = pilot.app.query_one(TurnsView)
         await until(pilot, lambda: bool(view.sessions) and not view.busy, "the sessions")
+        replay = pilot.app.state.replay  # type: ignore[attr-defined]
+        summary = pilot.app.query_one("#turns-summary")
+
+        def settled() -> bool:  # the one replay ended, and its answer is what is drawn
+            drawn = str(summary.render())
+            return not replay.running and not view.busy and "replaying" not in drawn
+
+        await until(pilot, settled, "the replay to settle")
         if session:
             rows = pilot.app.query_one(SessionList)
             target = next(s for s in view.sessions if s.session.session_id.startswith(session))
