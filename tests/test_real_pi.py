@@ -345,3 +345,48 @@ def test_a_context_edit_is_shown_while_recall_reads_the_original(tmp_path: Path)
     assert last.recent == ("the redis port is 6380", "deploy postgres to staging")
     assert last.seen == ("omitted", "edited")
     assert found.prompts[0].seen == ()
+
+
+def test_every_entry_type_real_pi_writes_is_read_as_pi_reads_it(tmp_path: Path) -> None:
+    """model_change, thinking_level_change, session_info, label, custom, custom_message,
+    branch_summary, a bashExecution message and a compaction with systemMessage and
+    usage: only user messages are prompts, and only they feed the recent user texts;
+    the compaction keeps its retainedTail."""
+    t = T0
+    lines: list[dict[str, Any]] = [
+        {"type": "model_change", "id": "m0", "parentId": None, "timestamp": iso(t),
+         "provider": "fake", "modelId": "fake-1"},
+        {"type": "thinking_level_change", "id": "t0", "parentId": "m0", "timestamp": iso(t),
+         "thinkingLevel": "off"},
+        {"type": "session_info", "id": "si", "parentId": "t0", "timestamp": iso(t),
+         "name": "redis work"},
+        user("u1", "si", "where is the redis port configured", t + 1000),
+        reply("a1", "u1", t + 2000),
+        _entry("b1", "a1", t + 2500, message={"role": "bashExecution",
+               "command": "docker compose ps", "output": "redis up", "exitCode": 0,
+               "timestamp": t + 2500}),
+        {"type": "label", "id": "l1", "parentId": "b1", "timestamp": iso(t + 2600),
+         "targetId": "u1", "label": "important"},
+        {"type": "custom", "id": "c1", "parentId": "l1", "timestamp": iso(t + 2700),
+         "customType": "memory-evolution", "data": {"k": 1}},
+        {"type": "custom_message", "id": "cm1", "parentId": "c1", "timestamp": iso(t + 2800),
+         "customType": "note", "content": "deploy the kafka cluster", "display": True},
+        user("u2", "cm1", "deploy postgres to staging", t + 3000),
+        reply("a2", "u2", t + 4000),
+        {"type": "branch_summary", "id": "bs1", "parentId": "a2", "timestamp": iso(t + 4500),
+         "fromId": "a1", "summary": "tried the celery broker elsewhere"},
+        {"type": "compaction", "id": "k1", "parentId": "bs1", "timestamp": iso(t + 4600),
+         "summary": "## Goal\nredis", "firstKeptEntryId": "u2", "tokensBefore": 1200,
+         "systemMessage": "compacted", "usage": {"input": 900, "output": 100},
+         "retainedTail": [{"role": "user", "content": [{"type": "text",
+                                                        "text": "deploy postgres to staging"}],
+                           "timestamp": t + 3000}]},
+        user("u3", "k1", "and the celery broker", t + 5000),
+    ]  # fmt: skip
+    found = session_prompts(write(tmp_path / "s", uuid7(T0, 6), T0, lines))
+    assert found.corrupt == 0 and not found.problem
+    assert [(p.entry_id, p.recent) for p in found.prompts] == [
+        ("u1", ()),
+        ("u2", ("where is the redis port configured",)),
+        ("u3", ("deploy postgres to staging",)),
+    ]
