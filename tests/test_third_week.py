@@ -100,3 +100,18 @@ async def test_merge_preview_counts_only_the_texts_it_blocks(realistic: Path) ->
         text = words(dialog_text(app.screen))
         assert "pi will also never learn this text again" in text and "⏎" not in text
         await press(pilot, "n")
+
+
+async def test_the_editor_says_its_keys(realistic: Path) -> None:
+    """ctrl+a is the line's start in Textual's text box: the editor says so, and which
+    keys save, cancel, select all and undo, as the key map has them."""
+    from textual.widgets import Static
+
+    app = make_app(realistic, keymap={"correct.save": "ctrl+w"})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        await press(pilot, "e")
+        assert isinstance(app.screen, CorrectScreen)
+        keys = str(app.screen.query_one("#correct-keys", Static).render())
+        assert "save" in keys and "f7 select all" in keys and "ctrl+z undo" in keys
+        assert "ctrl+a line start" in keys and "w save" in keys

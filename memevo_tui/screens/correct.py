@@ -11,13 +11,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.keys import format_key
 from textual.widgets import Button, Static, TextArea
 
 from store import js_len, js_trim
 
+from ..term.keys import key_for
 from .dialog import Dialog
 
 MIN_LEN, MAX_LEN = 4, 800
@@ -52,9 +55,18 @@ class CorrectScreen(Dialog[str | None]):
                 show_line_numbers=False,
             )
             yield Static(id="correct-count", markup=False)
+            yield Static(Text(self._keys()), id="correct-keys")
             with Horizontal(id="dialog-buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", id="save")
                 yield Button("Cancel (esc)", id="cancel")
+
+    def _keys(self) -> str:
+        """The editor's keys, said (Textual's text box keeps its own: ctrl+a is the
+        line's start there, f7 selects all)."""
+        save = key_for(self.app, ("correct.save", "ctrl+s"))
+        cancel = key_for(self.app, ("correct.cancel", "escape"))
+        return (f"{format_key(save)} save · {format_key(cancel)} cancel · f7 select all · "
+                "ctrl+z undo · ctrl+y redo · ctrl+a line start")  # fmt: skip
 
     def on_mount(self) -> None:
         super().on_mount()
