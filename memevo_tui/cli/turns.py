@@ -199,17 +199,16 @@ async def run_blame(store: MemoryStore, args: argparse.Namespace, o: Output) -> 
         o.note(f"memevo-tui: {one_line(line)}")
     replayed = await replay_turns(store, prompts, _memo(store, args))
     turns = [t for t in replayed if m.id in (t.then or ())]
-    records = await _record_ids(store)
+    short = shorts(turns, await _record_ids(store))
     if args.json:
         o.json({"id": m.id, "recall": AS_PI, "turns": [turn_json(t) for t in turns]})
     else:
-        short = shorts(turns, records)
         for t in turns:
             o.line(turn_line(t, o, short))
     last = f", last on {iso(turns[-1].prompt.moment_ms)[:10]}" if turns else ""
     partial = (f"; partial: {len(problems)} file(s) or folder(s) could not be read, "
                "their turns are not counted") if problems else ""  # fmt: skip
-    shown = short_ids(records).get(m.id, m.id)
+    shown = short[2].get(m.id, m.id)
     o.note(f"memevo-tui: {shown} injected in {len(turns)} turn(s){last}; "
            f"{read} session file(s) read{partial} from {root} ({why}), {AS_PI}")  # fmt: skip
     return 0

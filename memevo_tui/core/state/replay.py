@@ -32,8 +32,6 @@ class SessionReplay:
         """The last replay's sessions and turns (None: none finished yet)."""
         self.stale = False
         """The store changed since (a write of ours, a reload): "now" moved."""
-        self.stopped = ""
-        """Why the last replay ended without an answer ("" when it did not)."""
         self._running: asyncio.Task[list[SessionTurns]] | None = None
         self._progress: list[Progress] = []
         self._early: list[Early] = []
@@ -86,15 +84,11 @@ class SessionReplay:
         from ..turnlog import InjectionLog, load_turns_aside
 
         state = self.state
-        self.stale, self.stopped = False, ""
+        self.stale = False
         cache = SessionIndexCache() if state.remembered is not None else None
         held = state.store.identity if state.store is not None else None
-        try:
-            found = await load_turns_aside(state.db_path, state.clock, state.sessions, cache,
-                                           self._told, self._told_early, held)  # fmt: skip
-        except BaseException as exc:
-            self.stopped = f"{getattr(exc, 'cause', type(exc).__name__)}: {exc}"
-            raise
+        found = await load_turns_aside(state.db_path, state.clock, state.sessions, cache,
+                                       self._told, self._told_early, held)  # fmt: skip
         self.sessions = found
         state.replayed(InjectionLog(found))
         return found
