@@ -115,3 +115,43 @@ async def test_the_editor_says_its_keys(realistic: Path) -> None:
         keys = str(app.screen.query_one("#correct-keys", Static).render())
         assert "save" in keys and "f7 select all" in keys and "ctrl+z undo" in keys
         assert "ctrl+a line start" in keys and "w save" in keys
+
+
+async def test_after_a_write_in_review_the_cursor_follows_the_record(realistic: Path) -> None:
+    """Item 2: ``4`` on the fifth item moves its record up the queue (or out of it): the
+    cursor follows the record, or stays on the neighbour and says so."""
+    from memevo_tui.views.review import ReviewView
+    from memevo_tui.widgets.review_list import ReviewList
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        await press(pilot, "w")
+        view = app.query_one(ReviewView)
+        await until(pilot, lambda: bool(view.queue), "the queue")
+        queue = app.query_one(ReviewList)
+        followed = left = 0
+        for n, (reason, key) in enumerate([("not-grounded", "4"), ("dormant-soon", "p")]):
+            at = next(i for i, item in enumerate(queue.rows) if item.reason == reason)
+            await press(pilot, "g", *"j" * (at + 1))  # the second of its kind
+            item = queue.highlighted
+            assert item is not None and item.reason == reason
+            acted = queue.record(item)
+            before = stored(realistic, acted.id)
+            await press(pilot, key)
+            if isinstance(app.screen, ConfirmScreen):
+                await press(pilot, "y")
+            written = lambda a=acted.id, b=before: stored(realistic, a) != b  # noqa: E731
+            await until(pilot, written, f"{key} written")
+            await settle(pilot)
+            now = queue.highlighted
+            assert now is not None
+            if any(m.id == acted.id for i in queue.rows for m in i.records):
+                assert queue.record(now).id == acted.id
+                followed += 1
+            else:
+                assert queue.cursor == at + 1
+                said = [str(n.message) for n in app._notifications]
+                assert any("It left the queue" in s for s in said), said
+                left += 1
+        assert followed and left, (followed, left)

@@ -20,7 +20,7 @@ from store import Source, StoreError
 
 from ..core.filters import Field
 from ..core.review import REASONS, Item, Row, build, counts
-from ..core.state import Change, DashboardState, Dialed, Failed, Scoped
+from ..core.state import Change, DashboardState, Dialed, Failed, OwnWrite, Scoped
 from ..core.text import one_line
 from ..messages import StatusChanged, StoreFailed
 from ..widgets.filter_box import FilterBox
@@ -60,6 +60,9 @@ class ReviewView(FilteringView):
         self.pairs: Sequence[tuple[str, str]] = ()
         self.queue: list[Item] = []
         self._generation = 0
+        self._follow: str | None = None
+        """The id of the record a write of ours just changed: once the queue is rebuilt,
+        the cursor goes to its item, or where it left the queue, stays on its neighbour."""
         self._building = False
         """A build is running: a rebuild asked meanwhile waits for it, then builds once
         from the newest records (a thread cannot be stopped, and at 100,000 records
@@ -84,12 +87,22 @@ class ReviewView(FilteringView):
         # it reads them again (``activated``).
         if isinstance(change, Failed) or not self.active:
             return
+        if isinstance(change, OwnWrite) and not change.bulk:
+            self._follow = self._written(change)
         if isinstance(change, Scoped):
             self._show()
         elif isinstance(change, Dialed):
             self.rebuild()
         else:
             self.read_context()  # a write or a live change: pairs and sources may move
+
+    def _written(self, change: OwnWrite) -> str | None:
+        """Of the records a write changed, the one the cursor was on (else the first)."""
+        review_list = self.query_one(ReviewList)
+        ids = [row.id for row in change.rows]
+        item = review_list.highlighted
+        acted = review_list.record(item).id if item is not None else None
+        return acted if acted in ids else next(iter(ids), None)
 
     @property
     def busy(self) -> bool:
@@ -169,12 +182,31 @@ class ReviewView(FilteringView):
             if typed and queue
             else "Nothing needs you: the queue is empty."
         )
-        review_list.set_rows(shown)
+        follow, self._follow = self._follow, None
+        at = (
+            None
+            if follow is None
+            else next((i for i in shown if any(m.id == follow for m in i.records)), None)
+        )
+        review_list.set_rows(shown, None if at is None else at.key)
+        if at is not None:
+            review_list.face(next(n for n, m in enumerate(at.records) if m.id == follow))
+        elif follow is not None:
+            self._say_neighbour(review_list.highlighted)
         per = counts(queue)
         line = " · ".join(f"{reason} {n}" for reason, n in per.items() if n) or "nothing to review"
         where = "" if scope.everything else f" in {scope.name}"
         self.query_one("#review-counts", Static).update(f"{len(queue)} to review{where}: {line}")
         self.post_message(StatusChanged())
+
+    def _say_neighbour(self, item: Item | None) -> None:
+        """The record written left the queue: say where the cursor is now."""
+        if item is None:
+            self.notify("Done: the queue is empty now")
+            return
+        record = self.query_one(ReviewList).record(item)
+        self.notify(f"It left the queue. The cursor is on the next item ({item.reason}): "
+                    f"{one_line(record.content, 60)}")  # fmt: skip
 
     def status_parts(self) -> list[str]:
         shown = len(self.query_one(ReviewList).rows)

@@ -154,7 +154,13 @@ class ReviewList(VirtualList[Item]):
     def action_other(self) -> None:
         item = self.highlighted
         if item is not None and len(item.records) == 2:
-            self.side = 1 - self.side
+            self.face(1 - self.side)
+
+    def face(self, side: int) -> None:
+        """Act on record ``side`` of the highlighted item (0, or 1 in a pair)."""
+        item = self.highlighted
+        if item is not None and side != self.side and side < len(item.records):
+            self.side = side
             self.redraw()
             self.post_message(self.Highlighted(self, item))
 
