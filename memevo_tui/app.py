@@ -44,6 +44,7 @@ from .term.keys import reopen_hint
 from .term.terminal import leave_on_signals
 from .term.typeahead import run_binding_now, split_alt
 from .widgets.inert import InertText
+from .widgets.notices import HeldNotices, Notice
 
 
 class MemevoApp(App[None]):
@@ -89,7 +90,7 @@ class MemevoApp(App[None]):
         self._user_keymap, unusable = check_keymap(keymap, scopes()) if keymap else ({}, [])
         self._keymap_problems = problems + unusable
         self.sub_title = self.short_path
-        self._inert = InertText()
+        self._inert, self.held_notices = InertText(), HeldNotices(self.show_notice)
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then ``InertText``: no drawn text is a control sequence."""
@@ -118,12 +119,16 @@ class MemevoApp(App[None]):
         timeout: float | None = None,
         markup: bool = False,
     ) -> None:
-        """Show a notice. Its text is never markup, whatever ``markup`` says: notices
-        quote the store (memory text, ids, origins, pi's messages), so the message and
-        title are shown literally, with every control, bidi and invisible character
-        made visible. Every ``notify`` of a widget or screen ends here."""
-        super().notify(plain_lines(message), title=one_line(title), severity=severity,
-                       timeout=timeout, markup=False)  # fmt: skip
+        """Show a notice (every ``notify`` of a widget or screen ends here). Its text is
+        never markup: notices quote the store, so the message and title are shown
+        literally, every control, bidi and invisible character made visible. Over a
+        dialog, a notice that only informs waits for it to close (``HeldNotices``)."""
+        notice = Notice(plain_lines(message), one_line(title), severity, timeout)
+        self.held_notices.offer(self.screen, notice)
+
+    def show_notice(self, n: Notice) -> None:
+        super().notify(n.message, title=n.title, severity=n.severity, timeout=n.timeout,
+                       markup=False)  # fmt: skip
 
     def copy_to_clipboard(self, text: str) -> None:
         """Copy ``text`` as it reads on screen: a control, bidi or invisible character
@@ -157,8 +162,7 @@ class MemevoApp(App[None]):
             await super().on_event(each)
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
-        """Leave (q, a signal, a lost terminal): an editor still running (e) is ended
-        first, so that nobody waits for a person who has gone."""
+        """Leave (q, a signal, a lost terminal), ending an editor still running (e)."""
         from .screens.correct import end_editors
 
         end_editors()
@@ -219,19 +223,16 @@ class MemevoApp(App[None]):
 
     @work(group="journal", exit_on_error=False)
     async def settle_journal(self) -> None:
-        """Say once if the state directory cannot be used, and which bulk actions a
-        killed process left cut short (``visits.settle_journal`` completes them)."""
+        """Say if the state directory cannot be used, or which bulk actions a killed
+        process left cut short (``visits.settle_journal`` completes them)."""
         problem, lines = await settle_journal(self.state)
         if problem is not None:
             self.notify(f"Batch undo and the last visit are off: {problem}",
                         title="State directory", severity="warning", timeout=15)  # fmt: skip
         elif lines:
-            self.notify(
-                "\n".join([*lines, "History (h) shows them as one entry; u there undoes them"]),
-                title="Bulk action cut short",
-                severity="warning",
-                timeout=30,
-            )
+            lines.append("History (h) shows them as one entry; u there undoes them")
+            self.notify("\n".join(lines), title="Bulk action cut short", severity="warning",
+                        timeout=30)  # fmt: skip
 
     @work(group="inbox", exit_on_error=False)
     async def offer_inbox(self) -> None:
@@ -288,8 +289,8 @@ class MemevoApp(App[None]):
         self.notify("Demo learner running: watch the Learning tab (l) and the list")
         await learn_forever(self.state.db_path, clock=self.state.clock, stop=self._learner_stop)
 
-    def action_help(self) -> None:
-        from .keygroups import key_groups  # imported when first asked for
+    def action_help(self) -> None:  # help's modules are imported when first asked for
+        from .keygroups import key_groups
         from .screens.help import HelpScreen, help_text
 
         self.push_screen(HelpScreen(help_text(key_groups(), self._user_keymap)))

@@ -300,7 +300,7 @@ async def test_search_pane(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("s", *"postgres", "enter")
+        await pilot.press("s", "slash", *"postgres", "enter")
         await settle(pilot)
         results = app.query_one("#search-results", MemoryList)
         assert 0 < len(results.rows) <= 10

@@ -237,7 +237,7 @@ async def test_esc_leaves_every_box_and_clears_a_filter(realistic: Path) -> None
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("i", *"kyverno")
+        await pilot.press("i", "slash", *"kyverno")
         await settle(pilot)
         await pilot.press("escape", "m")  # esc leaves the prompt: m switches views
         await settle(pilot)
@@ -411,7 +411,7 @@ async def test_curation_keys_work_in_the_recall_list(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("i", *"kyverno", "enter")
+        await pilot.press("i", "slash", *"kyverno", "enter")
         await settle(pilot)
         recall_list = app.query_one(RecallList)
         highlighted = recall_list.highlighted
@@ -431,7 +431,7 @@ async def test_search_mode_says_selected(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("i", *"kyverno", "enter", "ctrl+t")
+        await pilot.press("i", "slash", *"kyverno", "enter", "ctrl+t")
         await settle(pilot)
         recall_list = app.query_one(RecallList)
         outcomes = {recall_list.cells(c)["outcome"] for c in recall_list.rows if c.selected}
@@ -757,7 +757,7 @@ async def test_a_key_typed_right_after_esc_goes_where_esc_went(realistic: Path) 
         app = make_app(realistic)
         async with app.run_test(size=(160, 50)) as pilot:
             await wait_loaded(pilot)
-            await pilot.press("i", *"kyverno")
+            await pilot.press("i", "slash", *"kyverno")
             await settle(pilot)
             prompt = app.query_one("#recall-input", Input)
             assert app.focused is prompt
@@ -797,7 +797,7 @@ async def test_palette_verbs_act_as_their_keys_do_in_the_view_shown(realistic: P
         await press(pilot, "n")
         await pilot.press("escape")  # the marks go
         await settle(pilot)
-        await pilot.press("i", *"kyverno", "tab")
+        await pilot.press("i", "slash", *"kyverno", "tab")
         await settle(pilot)
         recalled = app.query_one(RecallList).highlighted
         hidden = memories(app).highlighted

@@ -376,7 +376,7 @@ async def test_the_time_dial(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("i", *word, "enter")
+        await pilot.press("i", "slash", *word, "enter")
         await settle(pilot)
         pane = app.query_one(RecallPane)
 

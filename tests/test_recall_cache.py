@@ -281,7 +281,7 @@ async def test_the_dashboard_warns_of_a_cache_others_could_write(realistic: Path
     app = make_app(realistic)
     async with app.run_test(size=(160, 50), notifications=True) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("i", *"redis port")
+        await pilot.press("i", "slash", *"redis port")
         await until(pilot, lambda: any("writable by others" in n.message
                                        for n in notifications(app)), "the warning")  # fmt: skip
     assert stat.S_IMODE(path.stat().st_mode) == 0o600  # written again, privately

@@ -30,7 +30,7 @@ async def test_preview_lists_injected_then_left_out_with_reasons(realistic: Path
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("i", *"kyverno")
+        await pilot.press("i", "slash", *"kyverno")
         await settle(pilot)
         assert app.query_one("#tabs", TabbedContent).active == "recall"
         assert shown(app) == [
@@ -66,7 +66,7 @@ async def test_jump_to_a_left_out_record_pin_it_and_see_the_preview_change(
         notes = Notes(app)
         await pilot.press("slash", *"zzz-no-such-record", "enter")  # a filter hiding it
         await settle(pilot)
-        await pilot.press("i", *"kyverno", "enter")
+        await pilot.press("i", "slash", *"kyverno", "enter")
         await settle(pilot)
         await pilot.press("j", "j", "enter")  # the first dormant record
         await settle(pilot)
@@ -94,7 +94,7 @@ async def test_preview_on_the_hostile_store_stays_plain_text(hostile: Path) -> N
     app = make_app(hostile)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("i", *"[bold red]x[/] \\x1b[31m markup", "enter")
+        await pilot.press("i", "slash", *"[bold red]x[/] \\x1b[31m markup", "enter")
         await settle(pilot)
         pane = app.query_one(RecallPane)
         assert pane.result is not None
@@ -108,7 +108,7 @@ async def test_from_search_the_preview_explains_that_search(realistic: Path) -> 
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("s", *"kyverno", "enter")
+        await pilot.press("s", "slash", *"kyverno", "enter")
         await settle(pilot)
         results = app.query_one("#search-results", MemoryList)
         assert [r.id for r in results.rows] == [*INJECTED, *DORMANT]
@@ -122,7 +122,7 @@ async def test_earlier_turns_make_a_follow_up(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("i", *"what about its port?")
+        await pilot.press("i", "slash", *"what about its port?")
         await settle(pilot)
         alone = [i for i, reason in shown(app) if reason is None]
         assert len(alone) == 3  # any port record will do without a subject
@@ -149,7 +149,7 @@ async def test_the_preview_follows_the_dial_without_a_toast_and_never_toasts_els
     app = make_app(realistic)
     async with app.run_test(size=(160, 50), notifications=True) as pilot:
         await wait_loaded(pilot)
-        await press(pilot, "i", *"which port does the api dev server listen on", "enter")
+        await press(pilot, "i", "slash", *"which port does the api dev server listen on", "enter")
         pane = app.screen.query_one(RecallPane)
         await until(pilot, lambda: pane.result is not None, "the preview")
         await press(pilot, "m", "t", *"2025-01-01", "enter")

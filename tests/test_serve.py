@@ -474,6 +474,7 @@ async def test_in_a_browser_tab_a_key_right_after_esc_goes_where_esc_went(
                 await page.focus(".xterm-helper-textarea")
                 await page.keyboard.press("i")
                 await page.wait_for_function(f"{screen}.includes('a prompt:')", timeout=60_000)
+                await page.keyboard.press("/")
                 await page.keyboard.type("kyverno")
                 await page.wait_for_function(f"{screen}.includes('kyverno')", timeout=60_000)
                 await page.keyboard.press("Escape")

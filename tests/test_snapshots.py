@@ -74,14 +74,14 @@ def test_history_with_undo_preview(
 @SIZES
 def test_search(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
-    keys = ["s", *"postgres", "enter", "j"]
+    keys = ["s", "slash", *"postgres", "enter", "j"]
     assert snap_compare(app, terminal_size=size, run_before=then(*keys))
 
 
 @SIZES
 def test_recall_preview(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
-    keys = ["i", *"kyverno", "enter", "j", "j"]
+    keys = ["i", "slash", *"kyverno", "enter", "j", "j"]
     assert snap_compare(app, terminal_size=size, run_before=then(*keys))
 
 
@@ -90,20 +90,20 @@ def test_recall_preview_cart_totals(
     snap_compare: Any, tmp_path: Path, size: tuple[int, int]
 ) -> None:
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
-    keys = ["i", *"cart totals", "enter"]
+    keys = ["i", "slash", *"cart totals", "enter"]
     assert snap_compare(app, terminal_size=size, run_before=then(*keys))
 
 
 def test_recall_preview_digest_line(snap_compare: Any, tmp_path: Path) -> None:
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
-    keys = ["i", *"loki retention", "enter"]
+    keys = ["i", "slash", *"loki retention", "enter"]
     assert snap_compare(app, terminal_size=(160, 50), run_before=then(*keys))
 
 
 def test_recall_tool_mode(snap_compare: Any, tmp_path: Path) -> None:
     """What the model's memory_recall tool gets: the dormant match returned, marked aging."""
     app = make_app(snapshot_copy("realistic.sqlite", tmp_path))
-    keys = ["i", *"kyverno", "enter", "ctrl+t", "j", "j"]
+    keys = ["i", "slash", *"kyverno", "enter", "ctrl+t", "j", "j"]
     assert snap_compare(app, terminal_size=(160, 50), run_before=then(*keys))
 
 

@@ -155,3 +155,84 @@ async def test_after_a_write_in_review_the_cursor_follows_the_record(realistic: 
                 assert any("It left the queue" in s for s in said), said
                 left += 1
         assert followed and left, (followed, left)
+
+
+async def test_at_80x24_every_views_footer_keeps_quit_and_help(realistic: Path) -> None:
+    """Item 5: the footer fits its width; the keys that do not fit leave, never q or ?."""
+    from textual.widgets._footer import FooterKey
+
+    app = make_app(realistic)
+    app.state.use_sessions(str(FIXTURES / "sessions"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(pilot)
+        for key in ["m", "w", "h", "l", "s", "i", "T", "n", "m"]:
+            await press(pilot, key)
+            keys = list(app.screen.query(FooterKey))
+            shown = {k.description: k for k in keys}
+            assert {"Quit", "Help"} <= shown.keys(), (key, sorted(shown))
+            palette = next(k for k in keys if k.has_class("-command-palette"))
+            for k in keys:
+                if k is not palette:
+                    assert k.region.right <= palette.region.x, (key, k.description, k.region)
+
+
+async def test_notices_cover_neither_the_status_line_nor_a_dialog(realistic: Path) -> None:
+    """Item 5: a notice stands above the status line; one that comes while a dialog is
+    open waits for it to close (a warning shows at once, at the top)."""
+    from textual.widgets._toast import Toast
+
+    from memevo_tui.widgets.status_line import StatusLine
+
+    app = make_app(realistic)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        app.notify("Pinned\nsecond line")  # notices shown: run_test(notifications=True)
+        await until(pilot, lambda: bool(app.screen.query(Toast)), "the notice")
+        await settle(pilot)
+        status = app.screen.query_one(StatusLine).region
+        for toast in app.screen.query(Toast):
+            assert not toast.region.overlaps(status), (toast.region, status)
+        app.clear_notifications()
+        await press(pilot, "d")  # forget asks first
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        app.notify("Live updates paused")
+        await settle(pilot)
+        assert not app.screen.query(Toast)
+        app.notify("The store is busy", severity="warning")
+        await until(pilot, lambda: bool(app.screen.query(Toast)), "the warning")
+        await settle(pilot)
+        dialog = app.screen.query_one("#dialog").region
+        for toast in app.screen.query(Toast):
+            assert toast.region.y < dialog.y or not toast.region.overlaps(dialog)
+        await press(pilot, "n")
+        await until(
+            pilot,
+            lambda: any("Live updates paused" in str(t.render()) for t in app.screen.query(Toast)),
+            "the held notice, once the dialog closed",
+        )
+
+
+async def test_the_recall_preview_keeps_the_view_keys_until_a_prompt_begins(
+    realistic: Path,
+) -> None:
+    """Item 6: ``i`` then ``h`` goes to History; ``/`` or a key no binding takes begins a
+    prompt; the box's placeholder says how."""
+    from textual.widgets import Input, TabbedContent
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+        tabs = app.query_one("#tabs", TabbedContent)
+        await press(pilot, "i")
+        box = app.query_one("#recall-input", Input)
+        assert str(box.placeholder).startswith("/ to type a prompt")
+        await press(pilot, "h")
+        assert tabs.active == "history" and box.value == ""
+        await press(pilot, "i", "g", "G")
+        assert tabs.active == "recall" and box.value == ""
+        await press(pilot, "slash", *"kyverno")
+        assert box.value == "kyverno" and app.focused is box
+        await press(pilot, "escape", "ctrl+a")  # out of the box
+        box.value = ""
+        await press(pilot, "x")  # no binding takes x: it begins the prompt
+        assert box.value == "x" and app.focused is box

@@ -342,7 +342,7 @@ async def test_the_recall_preview_has_the_tools_mode(realistic: Path) -> None:
     app = make_app(realistic)
     async with app.run_test(size=(160, 50)) as pilot:
         await wait_loaded(pilot)
-        await pilot.press("i", *"kyverno")
+        await pilot.press("i", "slash", *"kyverno")
         pane = app.query_one(RecallPane)
         await until(pilot, lambda: pane.result is not None and not pane.waiting, "injection")
         assert pane.result is not None and pane.result.purpose == "inject"

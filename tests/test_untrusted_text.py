@@ -133,7 +133,7 @@ async def test_a_correction_with_a_closing_tag_survives_every_notice(realistic: 
         await notices_after(pilot, "slash", *HELM, "enter")
         [copied] = await notices_after(pilot, "Y")
         assert HELM_MARKUP in copied
-        await notices_after(pilot, "i", *"where do helm charts live", "enter")
+        await notices_after(pilot, "i", "slash", *"where do helm charts live", "enter")
         assert app.focused is not None and app.focused.id == "recall-list"
         await pilot.press("4")  # incorrect: asks first
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the dialog")

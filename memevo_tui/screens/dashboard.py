@@ -36,6 +36,7 @@ from ..views.base import BaseView
 from ..views.registry import SCREENS, VIEWS
 from ..widgets.app_footer import AppFooter
 from ..widgets.memory_list import MemoryList, RecordMenuRequested
+from ..widgets.notices import HeldNotices
 from ..widgets.split import Split
 from ..widgets.status_line import StatusLine
 from ..widgets.virtual_list import VirtualList
@@ -118,6 +119,12 @@ class Dashboard(Screen[None]):
         self.memories.focus_default()
         self.update_status()
         self.post_message(ReloadWanted())  # the first read, now that every view listens
+
+    def on_screen_resume(self) -> None:
+        """A dialog closed: the notices that waited for it are shown now."""
+        held = getattr(self.app, "held_notices", None)
+        if isinstance(held, HeldNotices):
+            held.release()
 
     def _narrow(self, width: int) -> None:
         narrow = width < self.NARROW

@@ -33,6 +33,9 @@ class BaseView(Vertical):
     """Selector of the view's text box: its filter, query or prompt (``/`` focuses it)."""
     LIST: ClassVar[str] = ""
     """Selector of the list esc returns to from the box (default: ``FOCUS``)."""
+    TYPE_TO_BEGIN: ClassVar[bool] = False
+    """The box is a query or a prompt that the list's keys can begin (Search, Recall):
+    the view opens on its list, so every view key stays live until the user begins."""
 
     def __init__(self, state: DashboardState, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -146,6 +149,43 @@ class BaseView(Vertical):
         rows = self._filtered_list(event.widget)
         if rows is not None:
             rows.drop_anchor()
+
+    def on_key(self, event: events.Key) -> None:
+        """With ``TYPE_TO_BEGIN``, begin the query in the empty box: ``enter`` while
+        nothing is listed, or a printable key no binding takes, typed into it (``/`` is
+        the filter key of every view)."""
+        box = self._box_to_begin()
+        if box is None:
+            return
+        char = event.character
+        if event.key == "enter" and not self._listed():
+            char = ""
+        elif not (char and char.isprintable()) or event.key in self.screen.active_bindings:
+            return
+        self._begin(event, box, char)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """With ``TYPE_TO_BEGIN``, a paste on the list begins the query with its first
+        line, as the box itself takes a paste."""
+        box = self._box_to_begin()
+        if box is not None:
+            self._begin(event, box, next(iter(event.text.splitlines()), ""))
+
+    def _box_to_begin(self) -> Input | None:
+        if not (self.TYPE_TO_BEGIN and self.active):
+            return None
+        box = self.query_one(self.BOX, Input)
+        return None if self.screen.focused is box or box.value else box
+
+    def _listed(self) -> bool:
+        found = self.query_one(self.LIST)
+        return bool(getattr(found, "rows", ()))
+
+    def _begin(self, event: events.Key | events.Paste, box: Input, text: str) -> None:
+        event.stop()
+        event.prevent_default()
+        self.focus_now(box)
+        box.insert_text_at_cursor(text)
 
     def focus_now(self, widget: Widget) -> None:
         """Move focus before the next queued key is handled.

@@ -26,9 +26,10 @@ from .base import BaseView
 class RecallView(BaseView):
     """The recall preview."""
 
-    FOCUS = "#recall-input"
+    FOCUS = "#recall-list"
     BOX = "#recall-input"
     LIST = "#recall-list"
+    TYPE_TO_BEGIN = True
 
     @dataclass
     class Computed(Message):
@@ -71,7 +72,7 @@ class RecallView(BaseView):
         pane = self.query_one(RecallPane)
         result = pane.result
         if result is None or not result.prompt.strip():
-            return ["recall preview: type a prompt to see what pi would inject for it"]
+            return ["recall preview: / and a prompt: what pi would inject for it"]
         chosen = CHOSEN.get(result.purpose, "selected")
         return [
             f"{len(result.selected)} {chosen} of {result.limit}",

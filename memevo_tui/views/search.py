@@ -27,9 +27,10 @@ from .base import BaseView
 class SearchView(BaseView):
     """A query box, the results in pi's order, and the highlighted result in full."""
 
-    FOCUS = "#search-input"
+    FOCUS = "#search-results"
     BOX = "#search-input"
     LIST = "#search-results"
+    TYPE_TO_BEGIN = True
     DELAY = 0.15
     """Seconds of typing pause before the search runs."""
 
@@ -46,7 +47,9 @@ class SearchView(BaseView):
 
     def compose(self) -> ComposeResult:
         yield DebouncedInput(
-            delay=self.DELAY, placeholder="search memories (dormant included)", id="search-input"
+            delay=self.DELAY,
+            placeholder="/ to search memories (dormant included)",
+            id="search-input",
         )
         with Split(width=30, id="search-main"):
             yield MemoryList(id="search-results")
@@ -84,7 +87,7 @@ class SearchView(BaseView):
 
     def status_parts(self) -> list[str]:
         if not self._shown.strip():
-            return ["search: type a query (dormant records included, as /memory search)"]
+            return ["search: / and a query (dormant records included, as /memory search)"]
         found = len(self.query_one(MemoryList).rows)
         scope = self.state.scope
         if scope.everything:

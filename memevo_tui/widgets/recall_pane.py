@@ -258,7 +258,7 @@ class RecallPane(Vertical):
     def compose(self) -> ComposeResult:
         yield DebouncedInput(
             delay=self.DEBOUNCE,
-            placeholder="a prompt: what would pi inject for it right now?",
+            placeholder="/ to type a prompt: what would pi inject for it right now?",
             id="recall-input",
         )
         yield Static(summary(None, self.purpose, False), id="recall-summary", markup=False)
