@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURE_NOW, FIXTURES
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 START_TIMEOUT_S = 60  # a hang fails the test; nothing is asserted about speed
@@ -484,6 +484,41 @@ async def test_in_a_browser_tab_a_key_right_after_esc_goes_where_esc_went(
                 await page.keyboard.press("i")
                 await page.wait_for_function(f"{screen}.includes('kyverno')", timeout=60_000)
                 assert "kyvernom" not in await page.evaluate(screen)
+            finally:
+                await browser.close()
+        served.stop()
+
+
+@pytest.mark.browser
+async def test_in_a_browser_tab_keys_work_at_once_after_esc_closes_the_inbox(
+    realistic: Path,
+) -> None:
+    """Issue 59, item 9: "Since your last visit" opens; esc closes it; w then opens
+    Review with no click on the page, and the footer's keys are there throughout."""
+    from memevo_tui.core.appstate import AppState, Visit
+
+    AppState(realistic).save_visit(Visit(230, 1_793_361_600_000))  # 2026-10-30 12:00
+    async_playwright = browser_or_skip()
+    env = {**os.environ, "MEMEVO_NOW": FIXTURE_NOW}
+    with serving("--db", str(realistic), env=env) as served:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+            )
+            try:
+                page = await browser.new_page(viewport={"width": 1400, "height": 900})
+                await page.add_init_script(SCREEN_HOOK)
+                await page.goto(served.url)
+                screen = "window.__memevoScreen()"
+                inbox = f"{screen}.includes('esc dismisses')"
+                await page.wait_for_function(inbox, timeout=60_000)
+                await page.focus(".xterm-helper-textarea")
+                await page.keyboard.press("Escape")
+                await page.wait_for_function(f"!({inbox})", timeout=60_000)
+                await page.wait_for_function(f"{screen}.includes('Quit')", timeout=60_000)
+                await page.keyboard.press("w")
+                await page.wait_for_function(f"{screen}.includes('to review')", timeout=60_000)
+                assert "Quit" in await page.evaluate(screen)
             finally:
                 await browser.close()
         served.stop()

@@ -236,3 +236,28 @@ async def test_the_recall_preview_keeps_the_view_keys_until_a_prompt_begins(
         box.value = ""
         await press(pilot, "x")  # no binding takes x: it begins the prompt
         assert box.value == "x" and app.focused is box
+
+
+async def test_the_view_has_the_focus_again_when_a_dialog_closes(realistic: Path) -> None:
+    """Item 9: the inbox opens while the terminal (or the browser tab) has lost the focus;
+    once it is back and esc closes the inbox, the memory list has the focus and its keys
+    are in the footer (not the tabs', with the view's keys gone)."""
+    from textual import events
+    from textual.widgets._footer import FooterKey
+
+    from memevo_tui.core.appstate import AppState, Visit
+    from memevo_tui.screens.inbox import InboxScreen
+
+    AppState(realistic).save_visit(Visit(230, 1_793_361_600_000))  # 2026-10-30 12:00
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.post_message(events.AppBlur())
+        await until(pilot, lambda: isinstance(app.screen, InboxScreen), "the inbox")
+        app.post_message(events.AppFocus())
+        await settle(pilot)
+        await press(pilot, "escape")
+        await until(pilot, lambda: app.focused is memory_list(app), "the focus on the list")
+        keys = {k.description for k in app.screen.query(FooterKey)}
+        assert {"Pin", "Quit", "Help"} <= keys, keys
+        await press(pilot, "w")
+        assert app.query_one("#tabs").active == "review"  # type: ignore[attr-defined]

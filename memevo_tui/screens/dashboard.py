@@ -121,10 +121,24 @@ class Dashboard(Screen[None]):
         self.post_message(ReloadWanted())  # the first read, now that every view listens
 
     def on_screen_resume(self) -> None:
-        """A dialog closed: the notices that waited for it are shown now."""
+        """A dialog closed: the notices that waited for it are shown now, and the focus
+        is back in the view shown (never on nothing, nor on the tabs: a dialog that
+        opened before the dashboard had the focus, or while the terminal or the browser
+        tab had lost it, would leave the view's keys dead until a click)."""
         held = getattr(self.app, "held_notices", None)
         if isinstance(held, HeldNotices):
             held.release()
+        self.call_after_refresh(self._refocus)
+
+    def _refocus(self) -> None:
+        view = self.views.get(self.active)
+        focused = self.focused
+        if (
+            self.is_current
+            and view is not None
+            and (focused is None or view not in focused.ancestors)
+        ):
+            view.focus_default()
 
     def _narrow(self, width: int) -> None:
         narrow = width < self.NARROW
