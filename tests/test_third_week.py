@@ -261,3 +261,55 @@ async def test_the_view_has_the_focus_again_when_a_dialog_closes(realistic: Path
         assert {"Pin", "Quit", "Help"} <= keys, keys
         await press(pilot, "w")
         assert app.query_one("#tabs").active == "review"  # type: ignore[attr-defined]
+
+
+async def test_every_views_empty_state_says_what_is_true(realistic: Path) -> None:
+    """Item 3: a filter, query or prompt that matches nothing says so, with what there is."""
+    from textual.widgets import Input
+
+    from memevo_tui.widgets.event_list import EventList
+    from memevo_tui.widgets.recall_list import RecallList
+    from memevo_tui.widgets.review_list import ReviewList
+    from memevo_tui.widgets.source_list import SourceList
+
+    app = make_app(realistic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_loaded(pilot)
+
+        async def typed(text: str) -> None:
+            await press(pilot, "slash", *text, "enter")
+
+        await typed("zebra crossing")
+        assert not memory_list(app).rows
+        assert memory_list(app).empty_text == (
+            "No memory matches 'zebra crossing' (205 records; esc clears it)."
+        )
+        await press(pilot, "escape", "h")
+        await typed("zebra")
+        events = app.query_one(EventList)
+        assert not events.rows
+        assert events.empty_text.startswith("No event matches 'zebra' (")
+        assert events.empty_text.endswith(" events read; esc clears it).")
+        await press(pilot, "escape", "l")
+        await typed("zebra")
+        sources = app.query_one(SourceList)
+        assert not sources.rows and sources.empty_text.startswith("No source matches 'zebra' (")
+        await press(pilot, "escape", "w")
+        await typed("zebra")
+        review = app.query_one(ReviewList)
+        assert not review.rows and review.empty_text.startswith("No item matches zebra (")
+        await press(pilot, "escape", "s")
+        await typed("zebra")
+        results = app.query_one("#search-results", type(memory_list(app)))
+        assert not results.rows
+        assert results.empty_text == (
+            "No record matches 'zebra' as pi's /memory search reads it, of 205 (i shows why)."
+        )
+        await press(pilot, "i")
+        box = app.query_one("#recall-input", Input)
+        box.value = ""
+        await press(pilot, "slash", *"zebra", "enter")
+        recall = app.query_one(RecallList)
+        await until(pilot, lambda: "eligible" in recall.empty_text, "the preview")
+        assert not recall.rows
+        assert recall.empty_text.startswith("No record shares a word with this prompt (")

@@ -173,3 +173,9 @@ def field_text(value: Any) -> str:
             return one_line(", ".join(value))
         return str(len(value))
     return one_line(str(value))
+
+
+def no_match(noun: str, typed: str, total: int, of: str, where: str = "") -> str:
+    """A list's empty state under a filter, saying what is true: ``No event matches
+    'redis' (412 events; esc clears the filter).`` (``where``: " in webshop")."""
+    return f"No {noun} matches '{one_line(typed, 60)}' ({total} {of}{where}; esc clears it)."

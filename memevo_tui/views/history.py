@@ -31,7 +31,7 @@ from ..core.state import (
     Reloaded,
     Scoped,
 )
-from ..core.text import one_line
+from ..core.text import no_match, one_line
 from ..core.verbs import LOGGED
 from ..core.view import KIND_NAMES
 from ..messages import StatusChanged, StoreFailed
@@ -187,7 +187,13 @@ class HistoryView(FilteringView):
         ])  # fmt: skip
         event_list = self.query_one(EventList)
         event_list.exhausted = self.exhausted or self.filtered
-        event_list.empty_text = "No event matches the filter." if self.filtered else "No events."
+        where = "" if scope.everything else f" in {one_line(scope.name)}"
+        shown = sum(1 for e in self.events if scope.shows(e))
+        event_list.empty_text = (
+            no_match("event", self.filter_text, shown, "events read", where)
+            if self.filtered
+            else f"No events{where}: pi has written none yet."
+        )
         event_list.set_rows(rows, top=top, fresh=fresh)
         self.post_message(StatusChanged())
 

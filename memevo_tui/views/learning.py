@@ -28,6 +28,7 @@ from store import (
 
 from ..core.filters import Field, Query
 from ..core.state import Change, DashboardState, Dialed, LiveChanged, Reloaded, Scoped
+from ..core.text import no_match, one_line
 from ..messages import ShowView, StatusChanged, StoreFailed
 from ..widgets.filter_box import FilterBox
 from ..widgets.learning_status import LearningStatus
@@ -156,7 +157,13 @@ class LearningView(FilteringView):
         ]  # fmt: skip
         source_list = self.query_one(SourceList)
         source_list.now_ms = now
-        source_list.empty_text = "No source matches the filter." if self.filtered else "No sources."
+        where = "" if scope.everything else f" in {one_line(scope.name)}"
+        source_list.empty_text = (
+            no_match("source", self.filter_text, sum(1 for s in self.sources if scope.shows(s)),
+                     "sources", where)
+            if self.filtered
+            else f"No sources{where}: pi has queued no learning run yet."
+        )  # fmt: skip
         source_list.set_rows(rows, fresh=fresh)
         detail = self.query_one(SourceDetail)
         current = source_list.highlighted

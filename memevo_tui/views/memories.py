@@ -129,7 +129,6 @@ class MemoriesView(MarkingView):
         if isinstance(change, Dialed):
             browser.apply()
         elif isinstance(change, Reloaded):
-            memory_list.empty_text = "No memory matches the filter."
             # The first screenful is the newest rows inserted, not the list's top: with
             # the cursor left on its first row, the full list opens at its own top
             # rather than following that record down (at 100,000 records, to row 63).

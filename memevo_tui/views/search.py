@@ -57,7 +57,7 @@ class SearchView(BaseView):
 
     def on_mount(self) -> None:
         results = self.query_one(MemoryList)
-        results.empty_text = "Type a query above."
+        results.empty_text = "/ and a query: the records pi's /memory search returns for it."
         results.sort_key = None  # results come in relevance order
 
     def handover(self, to: str) -> tuple[str, tuple[object, ...]] | None:
@@ -131,9 +131,10 @@ class SearchView(BaseView):
         self._shown = result.prompt
         results = self.query_one(MemoryList)
         results.empty_text = (
-            f"Nothing matches {one_line(result.prompt, 60)!r} (see i for why)."
+            f"No record matches '{one_line(result.prompt, 60)}' as pi's /memory search "
+            f"reads it, of {len(self.state.rows)} (i shows why)."
             if result.prompt.strip()
-            else "Type a query above."
+            else "/ and a query: the records pi's /memory search returns for it."
         )
         scope = self.state.scope
         self._all_found = len(result.memories)

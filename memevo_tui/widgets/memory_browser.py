@@ -21,6 +21,7 @@ from store import Memory
 
 from ..core.filters import say
 from ..core.state import DashboardState, Row
+from ..core.text import no_match, one_line
 from ..core.view import (
     DEFAULT_DESCENDING,
     SortKey,
@@ -99,9 +100,26 @@ class MemoryBrowser(Vertical):
         memory_list = self.memory_list
         memory_list.sort_key = self.view.sort
         memory_list.sort_descending = self.view.descending
+        memory_list.empty_text = self._empty_line(parsed.errors)
         memory_list.set_rows(rows, top=top)
         self.query_one(FilterBox).show_error(say(parsed.errors))
         self.post_message(self.Changed())
+
+    def _empty_line(self, errors: Sequence[str]) -> str:
+        """What the list says when it shows nothing: why, and how to see more."""
+        scope = self.state.scope
+        where = "" if scope.everything else f" in {one_line(scope.name)}"
+        total = len(self.in_scope(self.state.rows))
+        typed = self.view.query.strip()
+        if errors:
+            return "The filter cannot be read: see the line above."
+        if typed:
+            return no_match("memory", typed, total, "records", where)
+        if not self.state.rows:
+            return "The store holds no memory yet: pi writes them as it learns."
+        if not total:
+            return f"No record{where}: @ picks another project."
+        return f"No record to show{where}: forgotten and conflicted ones are hidden (a)."
 
     def in_scope(self, rows: Sequence[Row]) -> Sequence[Row]:
         """The rows of the project scope (corrupt rows, whose origin is not known, too)."""

@@ -109,7 +109,7 @@ class RecallList(VirtualList[Candidate]):
 
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
-        self.empty_text = "Type a prompt above to see what pi would inject for it."
+        self.empty_text = "/ and a prompt: what pi would inject for it."
         self.over_budget: frozenset[str] = frozenset()
         """Selected records whose digest line does not fit in 2,048 bytes."""
         self.chosen = "injected"

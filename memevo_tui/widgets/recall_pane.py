@@ -356,9 +356,9 @@ class RecallPane(Vertical):
         recall_list.over_budget = frozenset(d.memory_id for d in lines if not d.included)
         recall_list.chosen = CHOSEN.get(result.purpose, "selected")
         recall_list.empty_text = (
-            "Type a prompt above to see what pi would inject for it."
+            "/ and a prompt: what pi would inject for it."
             if not result.prompt.strip()
-            else "No record shares a word with this prompt."
+            else f"No record shares a word with this prompt ({result.eligible} eligible)."
         )
         # A new question starts at the top; the same one asked again (after a change)
         # keeps the highlighted record, wherever it moved.
