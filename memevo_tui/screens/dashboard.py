@@ -130,6 +130,12 @@ class Dashboard(Screen[None]):
             held.release()
         self.call_after_refresh(self._refocus)
 
+    def on_screen_suspend(self) -> None:
+        """A dialog opens over the dashboard: the notices on screen wait for it."""
+        held = getattr(self.app, "held_notices", None)
+        if isinstance(held, HeldNotices):
+            held.suspend(self.app, list(self.app._notifications))  # Textual's own list
+
     def _refocus(self) -> None:
         view = self.views.get(self.active)
         focused = self.focused

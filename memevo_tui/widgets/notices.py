@@ -1,19 +1,21 @@
 """Notices that wait while a dialog is open.
 
 A notice drawn over a dialog hides its text or its buttons, and one drawn over the
-dashboard's status line hides the line that says where the user is. While a dialog
-is open, a notice that only informs waits, and is shown, with its full time on
-screen, once the dialog closes; a warning or an error is shown at once, at the top
-of the screen (the stylesheet docks notices there on a dialog's screen). On the
-dashboard, notices stand above the status line and the footer.
+dashboard's status line hides the line that says where the user is. When a dialog
+opens, the notices on screen wait for it to close (``suspend``), with the time they
+had left; while it is open, a notice that only informs waits too, and a warning or
+an error is shown at once, at the top of the screen (the stylesheet docks notices
+there on a dialog's screen). On the dashboard, notices stand above the status line
+and the footer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from textual.notifications import SeverityLevel
+from textual.app import App
+from textual.notifications import Notification, SeverityLevel
 from textual.screen import ModalScreen, Screen
 
 
@@ -45,6 +47,14 @@ class HeldNotices:
         """Show ``notice`` now, or once the dialog on ``screen`` closes."""
         if not self.hold(screen, notice):
             self._show(notice)
+
+    def suspend(self, app: App[object], showing: Iterable[Notification]) -> None:
+        """A dialog opens: the notices ``showing`` leave the screen and wait for it to
+        close, each with the time it had left."""
+        for n in showing:
+            if n.time_left > 0:
+                self._held.append(Notice(n.message, n.title, n.severity, n.time_left))
+        app.clear_notifications()
 
     def release(self) -> None:
         """Show the notices held so far (a dialog closed)."""
