@@ -146,10 +146,16 @@ class Curation(Writer):
     async def forget(self, memory_id: str, *, expected_revision: int | None = None) -> str:
         """§4.5: tombstone the record (any status, any layer) and its same-text twins."""
         async with self.transaction() as db:
-            record = await self._require(db, memory_id, expected_revision)
-            new, dups = await self._retire_text(db, record, self.now_iso())
-            new["status"] = "forgotten"
-            return await self.write(db, "manual", "forget", [*dups, new], record["scope"])
+            return await self.forget_in(db, memory_id, expected_revision)
+
+    async def forget_in(
+        self, db: aiosqlite.Connection, memory_id: str, expected_revision: int | None = None
+    ) -> str:
+        """``forget`` inside a transaction already begun (a purge's): its event's id."""
+        record = await self._require(db, memory_id, expected_revision)
+        new, dups = await self._retire_text(db, record, self.now_iso())
+        new["status"] = "forgotten"
+        return await self.write(db, "manual", "forget", [*dups, new], record["scope"])
 
     async def correct(
         self, memory_id: str, text: str, *, expected_revision: int | None = None

@@ -9,7 +9,9 @@ it keeps: the same value is replaced the same way in every copy, so each event's
 event's ``after``, key for key; a record's ``hash`` is recomputed from its new content
 (invariant 6); revisions, ids, scopes, ``blocked`` and the feedback receipts are left
 as they are (the blocked hashes were made from the texts pi refused, and a hash holds
-no secret). The record itself is forgotten through pi's own write first, by the caller.
+no secret). The records that hold a secret are forgotten through pi's own write
+(``forget``) in the same transaction, before the copies are replaced: a purge killed at
+any moment has forgotten and replaced everything, or nothing.
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ class PurgeReceipt:
     """Occurrences replaced."""
     wal: str = ""
     """What became of the write-ahead log's old pages ("truncated", or why not)."""
+    forgotten: list[str] = field(default_factory=list)
+    """The ids of the forget events written, one per record that held a secret."""
+    records: set[str] = field(default_factory=set)
+    """The records whose text (as stored, or in an event's copy) was replaced."""
 
 
 def replaced(value: Any, secrets: Sequence[str]) -> tuple[Any, int]:
@@ -72,18 +78,23 @@ def _may_hold(raw: str, secrets: Sequence[str]) -> bool:
     return "\\u" in raw or "\\n" in raw or any(s in raw for s in secrets)
 
 
-async def purge_values(store: Any, values: Collection[str]) -> PurgeReceipt:
-    """Replace each of ``values`` by ``MARKER`` wherever the store keeps it (see the
-    module's docstring); raises ``StoreError`` (read-only, busy, replaced, a full disk)
-    with nothing written."""
+async def purge_values(
+    store: Any, values: Collection[str], forget: Sequence[str] = ()
+) -> PurgeReceipt:
+    """Forget the records ``forget`` (pi's write), then replace each of ``values`` by
+    ``MARKER`` wherever the store keeps it, in one transaction (see the module's
+    docstring); raises ``StoreError`` (read-only, busy, replaced, a full disk, a record
+    pi refuses to forget) with nothing written."""
     secrets = sorted({v for v in values if len(v) >= 4}, key=len, reverse=True)
     receipt = PurgeReceipt()
-    if not secrets:
+    if not secrets and not forget:
         return receipt
     db = store._db  # the one connection: secure_delete is set outside the transaction
     await db.execute("PRAGMA secure_delete = ON")
     try:
         async with store.transaction() as tx:
+            for memory_id in forget:
+                receipt.forgotten.append(await store.forget_in(tx, memory_id))
             for table in _JSON_TABLES:
                 await _purge_json(tx, table, secrets, receipt)
             await _purge_columns(tx, secrets, receipt)
@@ -110,6 +121,7 @@ async def _purge_json(tx: Any, table: str, secrets: Sequence[str], receipt: Purg
         new, n = replaced(data, secrets)
         if not n:
             continue
+        receipt.records.update(_record_ids(table, new))
         text = js_json(new)
         if table == "memories" and isinstance(new, dict) and isinstance(new.get("content"), str):
             await tx.execute("UPDATE memories SET data = ?, hash = ? WHERE rowid = ?",
@@ -118,6 +130,18 @@ async def _purge_json(tx: Any, table: str, secrets: Sequence[str], receipt: Purg
             await tx.execute(f"UPDATE {table} SET data = ? WHERE rowid = ?", (text, rowid))
         receipt.written[table] = receipt.written.get(table, 0) + 1
         receipt.copies += n
+
+
+def _record_ids(table: str, data: Any) -> list[str]:
+    """The records a row is about: a memory's id, an event's before and after ids."""
+    if not isinstance(data, dict):
+        return []
+    if table == "memories":
+        return [data["id"]] if isinstance(data.get("id"), str) else []
+    if table != "events":
+        return []
+    copies = [*(data.get("before") or []), *(data.get("after") or [])]
+    return [c["id"] for c in copies if isinstance(c, dict) and isinstance(c.get("id"), str)]
 
 
 async def _purge_columns(tx: Any, secrets: Sequence[str], receipt: PurgeReceipt) -> None:

@@ -153,3 +153,253 @@ def test_purge_on_a_read_only_store_writes_nothing(
     before = planted.read_bytes()
     assert main(["purge", "--all", "--yes", "--db", str(planted), "--read-only"]) == 2
     assert "read-only" in capsys.readouterr().err and planted.read_bytes() == before
+
+
+# ---------------------------------------------------------------- hostile cases
+
+
+async def plant_many(path: Path, n: int, secret: str) -> None:
+    """``n`` new records holding ``secret``, written as pi learns them (learning runs of
+    eight claims each, from captured user messages)."""
+    from store import MemoryStore
+    from store.learning import ClaimIn, Learning
+
+    store = await MemoryStore.open(path)
+    try:
+        learning = Learning(store)
+        for run_no in range((n + 7) // 8):
+            sid = f"user:plant-{run_no}:1793448000000:{run_no:08x}"
+            await learning.capture({"id": sid, "scope": "/home/dev/projects/infra",
+                                    "kind": "user", "content": f"deploy keys, batch {run_no}",
+                                    "createdAt": "2026-11-01T11:00:00.000Z"})  # fmt: skip
+            run = await learning.begin(sid, model="test/model", reserved_usd=0.1)
+            assert run is not None
+            count = min(8, n - 8 * run_no)
+            claims = [ClaimIn("fact", f"Service {8 * run_no + j} deploys with key {secret}.")
+                      for j in range(count)]  # fmt: skip
+            await learning.finish(run, claims, model="test/model", diagnostic={"protocol": 2},
+                                  charged_usd=0.0, input_tokens=1, output_tokens=1)  # fmt: skip
+    finally:
+        await store.close()
+
+
+def chain_breaks(path: Path) -> set[str]:
+    """Where pi's rules a purge touches do not hold: an event's ``before`` that differs
+    from the ``after`` before it, a row that differs from its last event's ``after`` (pi
+    itself writes a few fields without an event: reinforcement), a hash that is not its
+    content's. A purge must add none."""
+    from store import fp
+
+    breaks: set[str] = set()
+    with sqlite3.connect(path) as db:
+        last: dict[str, object] = {}
+        for event_id, raw in db.execute("SELECT id, data FROM events ORDER BY rowid"):
+            event = json.loads(raw)
+            for copy in event.get("before") or []:
+                if isinstance(copy, dict) and copy.get("id") in last:
+                    if last[copy["id"]] != copy:
+                        breaks.add(f"event {event_id}: before of {copy['id']}")
+            for copy in event.get("after") or []:
+                if isinstance(copy, dict) and "id" in copy:
+                    last[copy["id"]] = copy
+        for raw, stored_hash in db.execute("SELECT data, hash FROM memories"):
+            row = json.loads(raw)
+            if stored_hash != fp(row["content"]):
+                breaks.add(f"hash of {row['id']}")
+            if row["id"] in last and last[row["id"]] != row:
+                breaks.add(f"row {row['id']}")
+    return breaks
+
+
+def test_a_secret_in_a_thousand_records_is_purged_from_all(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import asyncio
+
+    asyncio.run(plant_many(realistic, 1000, AWS))
+    breaks = chain_breaks(realistic)
+    code, found = scan(capsys, "--db", str(realistic), "--no-sessions")
+    assert code == 1 and sum(1 for f in found if f["place"] == "memory") == 1000
+    assert main(["purge", "--all", "--yes", "--json", "--db", str(realistic)]) == 0
+    receipt = json.loads(capsys.readouterr().out)
+    assert len(receipt["forgotten"]) == 1000 and receipt["leftInStore"] == 0
+    assert AWS.encode() not in realistic.read_bytes()
+    assert chain_breaks(realistic) <= breaks
+    assert scan(capsys, "--db", str(realistic), "--no-sessions") == (0, [])
+
+
+def test_a_secret_in_a_conflict_pair_and_a_merge_batch(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One record of a conflict pair holds the key; another pair is merged, the kept text
+    holding the key: every copy goes, pi's rules hold."""
+    with sqlite3.connect(realistic) as db:
+        pairs = db.execute("SELECT data FROM memories").fetchall()
+    rows = [json.loads(r[0]) for r in pairs]
+    conflicted = [r["id"] for r in rows if r["status"] == "conflicted"][:1]
+    assert conflicted
+    assert main(["correct", conflicted[0], f"Shippo key {AWS}", "--db", str(realistic)]) == 0
+    twins = ("e95e2126a08864e18d8594a1", "cf8f3f95303d31090296a36f")  # near duplicates
+    assert main(["merge", *twins, "--text", f"Runbook merged; bastion key {STRIPE}",
+                 "--yes", "--db", str(realistic)]) == 0  # fmt: skip
+    capsys.readouterr()
+    breaks = chain_breaks(realistic)
+    code, found = scan(capsys, "--db", str(realistic), "--no-sessions")
+    assert code == 1 and {f["rule"] for f in found} >= {"AWS Access Key", "Stripe Access Key"}
+    assert main(["purge", "--all", "--yes", "--db", str(realistic)]) == 0
+    capsys.readouterr()
+    raw = realistic.read_bytes()
+    assert AWS.encode() not in raw and STRIPE.encode() not in raw
+    assert chain_breaks(realistic) <= breaks
+    assert scan(capsys, "--db", str(realistic), "--no-sessions") == (0, [])
+
+
+def test_a_purge_while_pi_writes_at_10_hz_loses_no_update(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pi's writer commits a verdict every 100 ms on its own connection throughout the
+    purge: every one of its events is kept, and each ``before`` still equals the
+    ``after`` before it."""
+    import asyncio
+    import threading
+
+    from store import MemoryStore
+
+    asyncio.run(plant_many(realistic, 200, AWS))
+    with sqlite3.connect(realistic) as db:
+        targets = [r[0] for r in db.execute(
+            "SELECT id FROM memories WHERE json_extract(data, '$.status') = 'confirmed' "
+            "AND json_extract(data, '$.content') NOT LIKE '%AKIA%' LIMIT 20")]  # fmt: skip
+        events_before = db.execute("SELECT count(*) FROM events").fetchone()[0]
+    breaks = chain_breaks(realistic)
+    stop = threading.Event()
+    written: list[str | None] = []
+    """Each verdict's event id (None: pi wrote nothing, the verdict being the same)."""
+
+    async def pi_writer() -> None:
+        store = await MemoryStore.open(realistic)
+        try:
+            n = 0
+            while not stop.is_set():
+                verdict = "useful" if n % 2 else "accurate"
+                written.append(await store.feedback(targets[n % len(targets)], verdict))
+                n += 1
+                await asyncio.sleep(0.1)
+        finally:
+            await store.close()
+
+    writer = threading.Thread(target=lambda: asyncio.run(pi_writer()))
+    writer.start()
+    try:
+        while len(written) < 3:  # pi is writing before the purge begins
+            stop.wait(0.01)
+        assert main(["purge", "--all", "--yes", "--json", "--db", str(realistic)]) == 0
+        during = len(written)
+        while len(written) < during + 3:  # and goes on writing after it
+            stop.wait(0.01)
+    finally:
+        stop.set()
+        writer.join()
+    receipt = json.loads(capsys.readouterr().out)
+    assert receipt["leftInStore"] == 0 and len(receipt["forgotten"]) == 200
+    with sqlite3.connect(realistic) as db:
+        ids = {r[0] for r in db.execute("SELECT id FROM events")}
+        events_after = db.execute("SELECT count(*) FROM events").fetchone()[0]
+    events_written = {e for e in written if e is not None}
+    assert events_written and events_written <= ids
+    assert events_after == events_before + len(events_written) + 200
+    # a record whose row pi had already changed without an event (reinforcement) gets a
+    # verdict whose before differs from the after before it: pi's own doing, purge or not
+    diverged = {b.removeprefix("row ") for b in breaks if b.startswith("row ")}
+    new = {b for b in chain_breaks(realistic) - breaks if b.rsplit(" ", 1)[-1] not in diverged}
+    assert not new
+
+
+def test_kill_9_during_a_purge_leaves_it_done_or_undone(realistic: Path, tmp_path: Path) -> None:
+    """The purge is killed at eight moments of its run, each on a fresh copy: the file is
+    whole and holds every copy of the key and no forget of the purge, or none of them."""
+    import asyncio
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    asyncio.run(plant_many(realistic, 1000, AWS))
+    with sqlite3.connect(realistic) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        events = db.execute("SELECT count(*) FROM events").fetchone()[0]
+    outcomes = set()
+    for n, delay in enumerate([0.3, 0.6, 0.9, 1.2, 1.5, 1.8, 2.4, 3.0]):
+        copy = tmp_path / f"kill-{n}.sqlite"
+        shutil.copy(realistic, copy)
+        copy.chmod(0o600)
+        run = subprocess.Popen([sys.executable, "-m", "memevo_tui", "purge", "--all", "--yes",
+                                "--db", str(copy)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)  # fmt: skip
+        time.sleep(delay)
+        run.kill()
+        run.wait()
+        with sqlite3.connect(copy) as db:
+            assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            added = db.execute("SELECT count(*) FROM events").fetchone()[0] - events
+            holding = db.execute(
+                "SELECT count(*) FROM memories WHERE data LIKE ?", (f"%{AWS}%",)
+            ).fetchone()[0]
+            event_copies = db.execute(
+                "SELECT count(*) FROM events WHERE data LIKE ?", (f"%{AWS}%",)
+            ).fetchone()[0]
+        if added == 0:
+            assert holding == 1000 and event_copies > 0  # undone: not begun, or rolled back
+            outcomes.add("undone")
+        else:
+            assert added == 1000 and holding == 0 and event_copies == 0  # done, whole
+            outcomes.add("done")
+    assert outcomes  # which ones depends on the machine's speed: each is whole
+
+
+def test_a_line_pi_appends_during_the_rewrite_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memevo_tui.cli import purge as purging
+
+    session = tmp_path / "s.jsonl"
+    header = json.dumps({"type": "session", "version": 3, "id": "s", "cwd": "/p"})
+    said = json.dumps({"type": "message", "id": "u1", "parentId": None, "message": {
+        "role": "user", "content": [{"type": "text", "text": f"my key is {AWS}"}]}})  # fmt: skip
+    session.write_text(f"{header}\n{said}\n")
+    appended = json.dumps({"type": "message", "id": "a1", "parentId": "u1", "message": {
+        "role": "assistant", "content": [{"type": "text", "text": "noted"}]}})  # fmt: skip
+    reads = []
+    real = Path.read_bytes
+
+    def read_then_pi_appends(self: Path) -> bytes:
+        data = real(self)
+        reads.append(self)
+        if len(reads) == 1:  # pi appends a line right after the first read
+            with open(self, "a") as f:
+                f.write(appended + "\n")
+        return data
+
+    monkeypatch.setattr(Path, "read_bytes", read_then_pi_appends)
+    assert purging.rewrite_session(session, [AWS]) == 1
+    lines = real(session).decode().splitlines()
+    assert len(reads) == 2 and lines[0] == header and lines[2] == appended
+    assert AWS not in lines[1] and "[REDACTED:purged]" in lines[1]
+
+
+def test_the_past_shows_a_purged_text_and_says_when(
+    realistic: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMEVO_NOW", "2026-11-01T12:00:00.000Z")
+    assert main(["correct", RECORD, f"Node pool key {AWS}", "--db", str(realistic)]) == 0
+    monkeypatch.setenv("MEMEVO_NOW", "2026-11-02T12:00:00.000Z")
+    assert main(["purge", "--all", "--yes", "--db", str(realistic)]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("MEMEVO_NOW", "2026-11-03T12:00:00.000Z")
+    assert main(["show", RECORD, "--as-of", "2026-11-01T18:00:00Z", "--db", str(realistic)]) == 0
+    out, err = capsys.readouterr()
+    assert "Node pool key [REDACTED:purged]" in out and AWS not in out + err
+    assert "its text was purged on 2026-11-02" in err
+    assert main(["list", "--as-of", "2026-11-01T18:00:00Z", "--db", str(realistic)]) == 0
+    out, err = capsys.readouterr()
+    assert "[REDACTED:purged]" in out and AWS not in out

@@ -1,9 +1,9 @@
 """``memevo-tui purge (KEY… | --all) [--yes] [--sessions DIR]``: a secret out of every
 copy. Without ``--yes`` it lists what it would write and writes nothing.
 
-In order: each record holding a chosen secret is forgotten through pi's own write (pi
-stops injecting it and blocks its text); the secret is replaced by ``[REDACTED:purged]``
-in every stored copy in one transaction with ``secure_delete`` (``store.purge``); the
+In one transaction with ``secure_delete`` (``store.purge``): each record holding a
+chosen secret is forgotten through pi's own write (pi stops injecting it and blocks its
+text), and the secret is replaced by ``[REDACTED:purged]`` in every stored copy; then the
 write-ahead log is truncated where pi lets it be; the app's caches for the store are
 removed (they are rebuilt); with ``--sessions``, pi's session files are rewritten, the
 secret masked in place and every other line byte for byte; a scan then checks the store.
@@ -59,12 +59,15 @@ async def run_purge(store: MemoryStore, args: argparse.Namespace, o: Output) -> 
     if not args.yes:
         _preview(o, chosen, holders, files, args.json)
         return EXIT_OK
-    receipt: dict[str, object] = {"forgotten": [], "written": {}, "sessions": {}}
-    for m in holders:  # pi's own write: it stops injecting the record, and blocks its text
-        receipt["forgotten"].append(await store.forget(m.id))  # type: ignore[attr-defined]
-    purged = await purge_values(store, secrets)
-    receipt.update(written=purged.written, copies=purged.copies, wal=purged.wal)
-    receipt["caches"] = _drop_caches(Path(store.path), bool(getattr(args, "demo", False)))
+    # pi's own write (it stops injecting each record, and blocks its text), then every
+    # copy replaced: one transaction
+    purged = await purge_values(store, secrets, forget=[m.id for m in holders])
+    receipt: dict[str, object] = {"forgotten": purged.forgotten, "written": purged.written,
+                                  "copies": purged.copies, "wal": purged.wal}  # fmt: skip
+    demo = bool(getattr(args, "demo", False))
+    if not demo:  # when, for the past: "purged on DATE" (the secrets are not kept)
+        AppState(Path(store.path)).save_purge(store.clock(), purged.records)
+    receipt["caches"] = _drop_caches(Path(store.path), demo)
     receipt["sessions"] = {str(p): n for p in files if (n := rewrite_session(p, secrets))}
     again: Values = {}
     await in_store(store, again)

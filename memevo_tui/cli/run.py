@@ -28,8 +28,10 @@ from store import (
     status_report,
 )
 
+from ..core.appstate import AppState
 from ..core.export import BadExport, ExportRequest, NotARegularFile, atomic_file, export, format_for
 from ..core.scope import ALL, Scope, start_scope
+from ..core.secrets import purged_note
 from ..core.text import one_line
 from ..core.verbs import CLI_VERBS, Target, named
 from ..core.view import HIDDEN_STATUSES, matches, parse_filter
@@ -105,6 +107,8 @@ async def run_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> i
             o.json(out)
         else:
             print_memory(m, o, replayed=past is not None, logged=logged)
+        if purged := purged_note(m.id, m.content, AppState(Path(store.path)).purges()):
+            o.note(f"memevo-tui: {purged}")
         return EXIT_OK
     if verb == "history":
         return await _history(store, args, o)

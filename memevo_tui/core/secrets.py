@@ -22,11 +22,14 @@ import bisect
 import json
 import os
 import re
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from store import PURGED
 
 RuleSet = tuple[tuple[str, re.Pattern[str]], ...]
 
@@ -273,3 +276,18 @@ def in_sessions(files: Iterable[Path], values: Values | None = None) -> list[Fin
             where = f"{path}#{ident if isinstance(ident, str) else f'line {n}'}"
             found += in_json("session", where, line, values=values)
     return found
+
+
+def purged_note(
+    memory_id: str, content: str, purges: Sequence[tuple[float, frozenset[str]]]
+) -> str:
+    """What to say of a text a purge replaced: "text purged on 2026-11-02" (the newest
+    purge of this record kept here), else that it was purged elsewhere; "" when the text
+    holds no ``[REDACTED:purged]``."""
+    if PURGED not in content:
+        return ""
+    dates = [at for at, records in purges if memory_id in records]
+    if not dates:
+        return f"its text was purged ({PURGED}), by a purge not recorded on this machine"
+    day = time.strftime("%Y-%m-%d", time.gmtime(max(dates) / 1000))
+    return f"its text was purged on {day} ({PURGED}): the secret it held is gone"

@@ -20,6 +20,7 @@ from textual.widgets import Input
 from store import Memory
 
 from ..core.filters import say
+from ..core.secrets import purged_note
 from ..core.state import DashboardState, Row
 from ..core.text import no_match, one_line
 from ..core.view import (
@@ -71,7 +72,11 @@ class MemoryBrowser(Vertical):
         with Split(width=30, id="main"):
             yield MemoryList(id="memory-list")
             yield MemoryDetail(id="memory-detail", load_events=self.state.record_events,
-                               injected=self.state.injected_line)  # fmt: skip
+                               injected=self.state.injected_line, purged=self._purged)  # fmt: skip
+
+    def _purged(self, memory_id: str, content: str) -> str:
+        remembered = self.state.remembered
+        return purged_note(memory_id, content, remembered.purges() if remembered else [])
 
     @property
     def memory_list(self) -> MemoryList:

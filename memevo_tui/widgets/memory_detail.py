@@ -16,7 +16,7 @@ from textual.binding import BindingType
 from textual.message import Message
 from textual.timer import Timer
 
-from store import POLICY, CorruptRow, Event, Memory, StoreError, iso, parse_ms
+from store import POLICY, PURGED, CorruptRow, Event, Memory, StoreError, iso, parse_ms
 
 from ..core.glyphs import STATE_MEANINGS, badge, freshness_bar, state_of, time_left
 from ..core.text import visible
@@ -238,11 +238,13 @@ class MemoryDetail(TextPane, can_focus=True):
         *,
         load_events: EventLoader | None = None,
         injected: Callable[[str], str | None] | None = None,
+        purged: Callable[[str, str], str] | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(5, id=id)
         self._load_events = load_events
         self._injected = injected
+        self._purged = purged
         self._timer: Timer | None = None
         self._timer_starts = 0  # bumped at each start and stop: a late call is dropped
         self._waiting_for: str | None = None  # the record whose events come before it
@@ -339,8 +341,14 @@ class MemoryDetail(TextPane, can_focus=True):
     def show_recall_log(self) -> None:
         """The shown record's recall log, as far as pi's sessions were replayed."""
         row = self.shown
-        line = self._injected(row.id) if self._injected and isinstance(row, Memory) else None
-        self.set_part(self.TURNS, Text(f"\nRecall log: {line}", style="dim") if line else "")
+        if not isinstance(row, Memory):
+            self.set_part(self.TURNS, "")
+            return
+        line = self._injected(row.id) if self._injected else None
+        part = Text(f"\nRecall log: {line}", style="dim") if line else Text()
+        if self._purged is not None and PURGED in row.content:  # "purged on DATE"
+            part.append(f"\n{self._purged(row.id, row.content)}", style="bold")
+        self.set_part(self.TURNS, part if part.plain else "")
 
     def show_events(self, events: Sequence[EventRow]) -> None:
         self.set_part(self.EVENTS, describe_events(events))

@@ -26,7 +26,7 @@ import os
 import socket
 import stat
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -375,6 +375,29 @@ class AppState:
 
         BEGUN_HERE.discard(batch_id)
         return found[0] if self._rewrite(change) and found else None
+
+    # ------------------------------------------------------------ purges
+
+    def purges(self) -> list[tuple[float, frozenset[str]]]:
+        """Each purge done here: when (ms) and the records whose text it replaced (the
+        secrets themselves are never kept, nor their hashes)."""
+        data = self._read("purges.json")
+        found = []
+        for entry in data.get("purges", []) if isinstance(data, dict) else []:
+            try:
+                found.append((float(entry["atMs"]), frozenset(map(str, entry["records"]))))
+            except (TypeError, KeyError, ValueError):
+                continue
+        return found
+
+    def save_purge(self, at_ms: float, records: Collection[str]) -> bool:
+        def new_text(text: str) -> str:
+            data = read_json(text)
+            kept = data.get("purges", []) if isinstance(data, dict) else []
+            kept = [*kept, {"atMs": at_ms, "records": sorted(records)}]
+            return json.dumps({"store": self.store_path, "purges": kept}) + "\n"
+
+        return self._replace("purges.json", new_text)
 
     # ------------------------------------------------------------ review
 
