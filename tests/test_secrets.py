@@ -360,7 +360,7 @@ def test_kill_9_during_a_purge_leaves_it_done_or_undone(realistic: Path, tmp_pat
 def test_a_line_pi_appends_during_the_rewrite_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memevo_tui.cli import purge as purging
+    from memevo_tui.core import purging
 
     session = tmp_path / "s.jsonl"
     header = json.dumps({"type": "session", "version": 3, "id": "s", "cwd": "/p"})
