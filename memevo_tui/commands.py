@@ -46,6 +46,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Project scope: this project, all projects, or pick one", "app.scope", "screen.scope"),
     ("Project scope: pick a project (or all of them)…", "", "screen.pick_scope"),
     ("Mark or unmark the highlighted record", "memory.mark", "screen.mark"),
+    ("Purge a leaked secret the highlighted record holds, from every copy", "record.purge",
+     "screen.on_list('purge')"),
     ("Export the marked records, or the listed ones, to a file", "memory.export",
      _in("memories", "action_export")),
     ("Recall preview: switch injection / the model's recall tool / search", "recall.purpose",

@@ -93,6 +93,14 @@ class ShowProvenance(Message):
         self.memory_id = memory_id
 
 
+class PurgeAsked(Message):
+    """Purge the secrets this record holds from every copy (a preview first)."""
+
+    def __init__(self, memory_id: str) -> None:
+        super().__init__()
+        self.memory_id = memory_id
+
+
 class ShowView(Message):
     """One view asks for another, by its id in the view registry: the screen turns the
     time dial first when ``dial`` says so (a moment before now, or ``NOW``), builds the

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
+from rich.console import Group
+from rich.text import Text
 
 from memevo_tui.__main__ import main
 from memevo_tui.core.secrets import mask, spans
@@ -403,3 +406,47 @@ def test_the_past_shows_a_purged_text_and_says_when(
     assert main(["list", "--as-of", "2026-11-01T18:00:00Z", "--db", str(realistic)]) == 0
     out, err = capsys.readouterr()
     assert "[REDACTED:purged]" in out and AWS not in out
+
+
+async def test_review_marks_the_span_and_x_purges_after_a_preview(planted: Path) -> None:
+    """The secret heads Review; its span is marked in the detail; X previews every place
+    it sits and, with y, purges it: the store holds no copy, the record is forgotten."""
+    from memevo_tui.screens.confirm import ConfirmScreen
+    from memevo_tui.views.review import ReviewView
+    from memevo_tui.widgets.review_detail import ReviewDetail, describe_item
+
+    from apphelpers import dialog_text, make_app, press, settle, until, wait_loaded
+
+    app = make_app(planted)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_loaded(pilot)
+        await press(pilot, "w")
+        view = app.query_one(ReviewView)
+        await until(pilot, lambda: bool(view.queue), "the queue")
+        detail = app.query_one(ReviewDetail)
+        await until(pilot, lambda: detail.shown is view.queue[0], "the item in the detail")
+        body = describe_item(detail.shown)
+        assert isinstance(body, Group)
+        marked = [t for t in body.renderables if isinstance(t, Text) and AWS in t.plain]
+        assert marked and any(
+            "reverse" in str(span.style) and marked[0].plain[span.start : span.end] == AWS
+            for span in marked[0].spans
+        )
+        await press(pilot, "X")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the purge preview")
+        said = dialog_text(app.screen)
+        assert f"forget   {RECORD}" in said and "replace  memory" in said
+        assert "replace  event" in said and AWS not in said
+        with closing(sqlite3.connect(planted)) as db:  # nothing written yet
+            assert db.execute("SELECT count(*) FROM memories WHERE data LIKE ?",
+                              (f"%{AWS}%",)).fetchone()[0] == 1  # fmt: skip
+        await press(pilot, "y")
+        await until(pilot, lambda: any(n.title == "Purged" for n in app._notifications),
+                    "the receipt")  # fmt: skip
+        await settle(pilot)
+        receipt = next(n.message for n in app._notifications if n.title == "Purged")
+        assert "left in the store: 0" in receipt, receipt
+        assert AWS.encode() not in planted.read_bytes(), receipt
+        data = json.loads(sqlite3.connect(planted).execute(
+            "SELECT data FROM memories WHERE id = ?", (RECORD,)).fetchone()[0])  # fmt: skip
+        assert data["status"] == "forgotten" and "[REDACTED:purged]" in data["content"]

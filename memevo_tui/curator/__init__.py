@@ -29,7 +29,7 @@ from store import Memory, correction_refusal
 from ..core.state import Row
 from ..core.verbs import Target, Verb, named, op_for
 from .core import GROUPS, IN_FLIGHT, CuratorCore, Write
-from .undo import Undoing
+from .purge import Purging
 
 if TYPE_CHECKING:  # the dialogs are imported when first asked for, not at start-up
     from ..screens.confirm import ConfirmScreen
@@ -37,8 +37,9 @@ if TYPE_CHECKING:  # the dialogs are imported when first asked for, not at start
 __all__ = ["GROUPS", "IN_FLIGHT", "Curator", "CuratorCore", "Write"]
 
 
-class Curator(Undoing):
-    """Owns every write: one record, many, an undo, a batch's undo, and the journal."""
+class Curator(Purging):
+    """Owns every write: one record, many, an undo, a batch's undo, a purge, and the
+    journal."""
 
     def curate(self, row: Row | None, name: str) -> None:
         """Write the verb ``name`` on one record (a pair: see ``pair``; several: ``merge``)."""

@@ -36,7 +36,7 @@ from ..views.base import BaseView
 from ..views.registry import SCREENS, VIEWS
 from ..widgets.app_footer import AppFooter
 from ..widgets.memory_list import MemoryList, RecordMenuRequested
-from ..widgets.notices import HeldNotices
+from ..widgets.notices import dialog_closed, dialog_opened
 from ..widgets.split import Split
 from ..widgets.status_line import StatusLine
 from ..widgets.virtual_list import VirtualList
@@ -121,29 +121,18 @@ class Dashboard(Screen[None]):
         self.post_message(ReloadWanted())  # the first read, now that every view listens
 
     def on_screen_resume(self) -> None:
-        """A dialog closed: the notices that waited for it are shown now, and the focus
-        is back in the view shown (never on nothing, nor on the tabs: a dialog that
-        opened before the dashboard had the focus, or while the terminal or the browser
-        tab had lost it, would leave the view's keys dead until a click)."""
-        held = getattr(self.app, "held_notices", None)
-        if isinstance(held, HeldNotices):
-            held.release()
+        """A dialog closed: the notices that waited for it are shown, and the focus is
+        back in the view (a dialog opened while the terminal or tab had lost the focus
+        left it on the tabs, the view's keys dead until a click)."""
+        dialog_closed(self.app)
         self.call_after_refresh(self._refocus)
 
     def on_screen_suspend(self) -> None:
-        """A dialog opens over the dashboard: the notices on screen wait for it."""
-        held = getattr(self.app, "held_notices", None)
-        if isinstance(held, HeldNotices):
-            held.suspend(self.app, list(self.app._notifications))  # Textual's own list
+        dialog_opened(self.app)  # the notices on screen wait for it to close
 
     def _refocus(self) -> None:
-        view = self.views.get(self.active)
-        focused = self.focused
-        if (
-            self.is_current
-            and view is not None
-            and (focused is None or view not in focused.ancestors)
-        ):
+        view, focused = self.views.get(self.active), self.focused
+        if self.is_current and view and (focused is None or view not in focused.ancestors):
             view.focus_default()
 
     def _narrow(self, width: int) -> None:
@@ -286,23 +275,24 @@ class Dashboard(Screen[None]):
     # ------------------------------------------------------------ one view's keys, by name
 
     async def action_curate(self, verb: str) -> None:
-        """A curation verb from the palette: what its key does in the view shown, on
-        that view's list (the one in focus, else its first), marks included."""
+        """A curation verb from the palette: what its key does in the view shown."""
+        await self.action_on_list(f"curate({verb!r})")
+
+    async def action_on_list(self, action: str) -> None:
+        """A record list's action from the palette, as its key runs it in the view shown:
+        on the list in focus, else the view's first (marks included)."""
         view = self.views[self.active]
         focused = self.focused
         lists = [w for w in view.query(VirtualList) if "curate" in w.WRITES]
         target = focused if focused in lists else (lists[0] if lists else None)
         if target is None:
-            self.notify(
-                "The curation verbs work on a list of records: Memories (m), Search (s), "
-                "Recall (i) or Review (w)",
-                severity="warning",
-            )
+            self.notify("This acts on a list of records: Memories (m), Search (s), Recall (i) "
+                        "or Review (w)", severity="warning")  # fmt: skip
             return
         if target.writes_off:  # greyed: the key would say why, and so does the palette
             self.post_message(VirtualList.WriteRefused())
             return
-        await target.run_action(f"curate({verb!r})")
+        await target.run_action(action)
 
     def action_mark(self) -> None:
         """Mark or unmark from the palette: in the memory list, as space does there."""

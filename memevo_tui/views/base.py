@@ -13,7 +13,7 @@ from textual.widgets import Input
 from ..core.filters import Field, Query, parse, say
 from ..core.state import Change, DashboardState
 from ..curator import IN_FLIGHT, Curator
-from ..messages import StateChanged
+from ..messages import PurgeAsked, StateChanged
 from ..widgets.debounced_input import DebouncedInput
 from ..widgets.filter_box import FilterBox
 from ..widgets.virtual_list import VirtualList
@@ -65,6 +65,11 @@ class BaseView(Vertical):
     def on_state_changed(self, message: StateChanged) -> None:
         if self.is_attached:
             self.state_changed(message.change)
+
+    def on_purge_asked(self, message: PurgeAsked) -> None:
+        """X on a list of records: the Curator previews the purge, then writes it."""
+        message.stop()
+        self.curator.purge(message.memory_id)
 
     # ------------------------------------------------------------ hooks
 

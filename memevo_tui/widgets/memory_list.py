@@ -23,7 +23,7 @@ from ..core.glyphs import (
 from ..core.text import one_line
 from ..core.verbs import KEYED
 from ..core.view import origin_name
-from ..messages import ShowProvenance
+from ..messages import PurgeAsked, ShowProvenance
 from .virtual_list import Column, VirtualList
 
 Row = Memory | CorruptRow
@@ -76,6 +76,17 @@ PROVENANCE_BINDING = Binding(
     "pi's session around it",
 )
 """On every list of records: where the highlighted one came from."""
+
+PURGE_BINDING = Binding(
+    "X",
+    "purge",
+    "Purge",
+    id="record.purge",
+    show=False,
+    tooltip="Purge a leaked secret the record holds from every copy the store keeps: "
+    "a preview lists each place first",
+)
+"""On every list of records: the secret it holds, out of every copy (Review's first item)."""
 
 MENU_BINDING = Binding(
     "full_stop",
@@ -167,6 +178,7 @@ class MemoryList(VirtualList[Row]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *CURATION_BINDINGS,
         PROVENANCE_BINDING,
+        PURGE_BINDING,
         Binding(
             "enter,full_stop",
             "menu",
@@ -280,6 +292,13 @@ class MemoryList(VirtualList[Row]):
         row = self.highlighted
         if isinstance(row, Memory):
             self.post_message(ShowProvenance(row.id))
+        else:
+            self.notify("No memory selected", severity="warning")
+
+    def action_purge(self) -> None:
+        row = self.highlighted
+        if isinstance(row, Memory):
+            self.post_message(PurgeAsked(row.id))
         else:
             self.notify("No memory selected", severity="warning")
 

@@ -61,3 +61,17 @@ class HeldNotices:
         held, self._held = self._held, []
         for notice in held:
             self._show(notice)
+
+
+def dialog_opened(app: App[object]) -> None:
+    """A dialog opens over the dashboard: the notices on screen wait for it to close."""
+    held = getattr(app, "held_notices", None)
+    if isinstance(held, HeldNotices):
+        held.suspend(app, list(app._notifications))  # Textual's own list: no public door
+
+
+def dialog_closed(app: App[object]) -> None:
+    """The dialog closed: the notices that waited are shown."""
+    held = getattr(app, "held_notices", None)
+    if isinstance(held, HeldNotices):
+        held.release()

@@ -14,12 +14,17 @@ from store import Memory
 
 from ..core.glyphs import badge
 from ..core.review import REASONS, Item, words
+from ..core.secrets import spans
 from ..core.text import visible
 
 
-def marked_text(m: Memory, other: Memory | None) -> Text:
-    """The record's text; with ``other``, the words the other text lacks in reverse."""
+def marked_text(m: Memory, other: Memory | None, secrets: bool = False) -> Text:
+    """The record's text; with ``other``, the words the other text lacks in reverse;
+    with ``secrets``, each secret's span marked (X purges it)."""
     text = Text(visible(m.content, keep_newlines=True))
+    if secrets:
+        for _, start, end in spans(text.plain):
+            text.stylize("bold reverse red", start, end)
     if other is not None:
         theirs = words(other.content)
         for word in sorted(words(m.content) - theirs, key=len, reverse=True):
@@ -37,7 +42,8 @@ def describe_item(item: Item | None, side: int = 0) -> RenderableType:
     if general.rpartition(": ")[2] not in item.why:  # the rule, unless the item said it
         head.append(f"{general}\n", style="dim")
     head.append(
-        "\np pin · 1-4 feedback · e correct · r resolve · d forget · n keep it as it is"
+        ("\nX purge it from every copy (a preview first) · " if item.reason == "secret" else "\n")
+        + "p pin · 1-4 feedback · e correct · r resolve · d forget · K keep it as it is"
         + (" · o the other record" if len(item.records) == 2 else "")
         + "\n",
         style="dim",
@@ -46,7 +52,7 @@ def describe_item(item: Item | None, side: int = 0) -> RenderableType:
         m = item.records[0]
         body = Text()
         body.append(f"\n{badge(m.state)}  {m.kind} · {visible(m.scope)} · {m.id}\n\n", style="bold")
-        body.append_text(marked_text(m, None))
+        body.append_text(marked_text(m, None, secrets=item.reason == "secret"))
         return Group(head, body)
     a, b = item.records
     table = Table(expand=True, box=None, padding=(0, 1), show_header=True, header_style="bold")

@@ -14,11 +14,12 @@ from ..core.review import URGENT, Item
 from ..core.text import one_line
 from ..core.verbs import DECISIONS
 from ..core.view import origin_name
-from ..messages import ShowProvenance, ShowRecord
+from ..messages import PurgeAsked, ShowProvenance, ShowRecord
 from .memory_list import (
     CURATION_BINDINGS,
     MENU_BINDING,
     PROVENANCE_BINDING,
+    PURGE_BINDING,
     MemoryList,
     ask_menu,
 )
@@ -63,6 +64,7 @@ class ReviewList(VirtualList[Item]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *(b for b in CURATION_BINDINGS if b.id in DECISIONS),
         PROVENANCE_BINDING,
+        PURGE_BINDING,
         MENU_BINDING,
         Binding(
             "K",
@@ -142,6 +144,11 @@ class ReviewList(VirtualList[Item]):
         item = self.highlighted
         if item is not None:
             self.post_message(ShowProvenance(self.record(item).id))
+
+    def action_purge(self) -> None:
+        item = self.highlighted
+        if item is not None:
+            self.post_message(PurgeAsked(self.record(item).id))
 
     def action_menu(self) -> None:
         item = self.highlighted

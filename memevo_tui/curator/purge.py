@@ -1,0 +1,77 @@
+"""The Curator's purge: a leaked secret out of every copy the store keeps, previewed
+first (every place it sits, and what is written there), then written by
+``core.purging`` (the CLI's ``purge`` runs the same flow)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from store import PURGED, StoreError
+
+from ..core.purging import EXPORTS_NOTE, CannotPurge, PurgePlan, carry_out, plan
+from ..messages import ReloadWanted
+from .undo import Undoing
+
+SESSIONS_NOTE = ("pi's session files keep the user's own words: they are rewritten only by "
+                 "memevo-tui purge --all --sessions DIR --yes")  # fmt: skip
+
+
+class Purging(Undoing):
+    """Purging a record's secrets from every copy, after a preview."""
+
+    def purge(self, memory_id: str) -> None:
+        """Preview the purge of the secrets ``memory_id`` holds, then write it."""
+        if not self.refused():
+            self._run("curator-lookup", self._plan_purge(memory_id))
+
+    async def _plan_purge(self, memory_id: str) -> None:
+        store = self.state.store
+        if store is None:
+            return
+        try:
+            found = await plan(store, records=[memory_id])
+        except (StoreError, CannotPurge) as exc:
+            self.app.notify(str(exc), title="Purge", severity="error")
+            return
+        if not found.chosen:
+            self.app.notify("No secret found in this record: nothing to purge",
+                            title="Purge", severity="warning")  # fmt: skip
+            return
+        from ..screens.confirm import ConfirmScreen
+
+        summary = Text(
+            f"{len(found.chosen)} copy(ies) in {len({f.id for f in found.chosen})} place(s) "
+            f"become {PURGED}; {len(found.holders)} record(s) are forgotten through pi's "
+            "own write, in one transaction. It cannot be undone.\n" + SESSIONS_NOTE
+        )
+        dialog = ConfirmScreen("Purge the secret from every copy?", Text("\n".join(found.lines())),
+                               summary=summary, yes="Purge")  # fmt: skip
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self._run("curator-write", self._purge(found))
+
+        self.app.push_screen(dialog, done)
+
+    async def _purge(self, found: PurgePlan) -> None:
+        store = self.state.store
+        if store is None:
+            return
+        try:
+            receipt: dict[str, Any] = await carry_out(
+                store, found, sessions=False, demo=self.state.remembered is None
+            )
+        except (StoreError, CannotPurge) as exc:
+            self.app.notify(f"Nothing purged: {exc}", title="Purge", severity="error")
+            return
+        rows = sum(receipt["written"].values())
+        self.app.notify(
+            f"{len(receipt['forgotten'])} record(s) forgotten; {receipt['copies']} copy(ies) "
+            f"replaced in {rows} row(s); write-ahead log: {receipt['wal']}; left in the "
+            f"store: {receipt['leftInStore']}.\n{EXPORTS_NOTE}.",
+            title="Purged",
+            timeout=30,
+        )
+        self.app.post_message(ReloadWanted())
