@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 from memevo_tui.app import MemevoApp  # noqa: E402
 from memevo_tui.widgets.memory_list import MemoryList  # noqa: E402
 from store import Memory, system_clock  # noqa: E402
-from store.demo import build_demo_async  # noqa: E402
+from store.demo.demo import build_demo_async  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "scripts"))
 GOAL_CPU_MS = 5.0

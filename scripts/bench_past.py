@@ -48,7 +48,7 @@ from synthetic import NOW_MS, build_with_history
 from memevo_tui.core.state.past import settle
 from store import CorruptRow, Memory, MemoryStore, fixed_clock
 from store.js import iso
-from store.past import PastLog
+from store.past.past import PastLog
 
 DAY = 86_400_000
 

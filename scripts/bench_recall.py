@@ -42,8 +42,8 @@ from synthetic import NOW_MS, TAIL, WORDS, build_synthetic
 
 from memevo_tui.core.recallcache import cores, indexed
 from store import Memory, MemoryStore
-from store import features as feats
-from store.index import RecallIndex
+from store.recall import features as feats
+from store.recall.index import RecallIndex
 
 PARAGRAPH = (
     "The staging deploy failed again after the terraform change; can you check whether the "

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from memevo_tui.core.recallcache import SessionIndexCache  # noqa: E402
-from store.sessions import read_session, turns_around  # noqa: E402
+from store.pi.sessions import read_session, turns_around  # noqa: E402
 
 
 def write(path: Path, mb: int) -> list[str]:

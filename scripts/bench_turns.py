@@ -37,7 +37,7 @@ from synthetic import NOW_MS, WORDS, build_with_history  # noqa: E402
 
 from store import MemoryStore, fixed_clock  # noqa: E402
 from store.js import iso  # noqa: E402
-from store.turns import replay_turns, session_files, session_prompts  # noqa: E402
+from store.pi.turns import replay_turns, session_files, session_prompts  # noqa: E402
 
 DAY = 86_400_000
 
@@ -94,7 +94,7 @@ async def run(records: int, events: int, prompts: int) -> None:
 
     store = await MemoryStore.open(db, read_only=True, clock=clock)
     t = time.perf_counter()
-    from store.index import RecallIndex
+    from store.recall.index import RecallIndex
 
     index = RecallIndex((await store.load_memories()).memories)
     for p in asked:

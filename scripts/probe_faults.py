@@ -90,7 +90,7 @@ def clock_set_back(p: Probe) -> Result:
 
 def forged_cache(p: Probe) -> Result:
     from memevo_tui.core.recallcache import NAME
-    from store.wordcache import WordCache
+    from store.recall.wordcache import WordCache
 
     path = p.copy("realistic.sqlite")
     first = p.cli("search", "postgres", "--db", str(path), "--json")

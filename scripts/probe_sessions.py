@@ -157,7 +157,7 @@ def forged_session_index(p: Probe) -> Result:
     from memevo_tui.core.appstate import AppState
     from memevo_tui.core.recallcache import SESSION_INDEX, SessionIndexCache, cache_home
     from store import session_prompts
-    from store.sessions import dump_index, read_session
+    from store.pi.sessions import dump_index, read_session
 
     path = _session(p.work / "forged" / "2026-06-01T00-00-00-000Z_s.jsonl",
                     [_user("u1", None, "the redis port", T0 + 1), _reply("a1", "u1", T0 + 2),

@@ -27,7 +27,7 @@ from rich.cells import cell_len  # noqa: E402
 
 from memevo_tui.app import MemevoApp  # noqa: E402
 from store import fixed_clock  # noqa: E402
-from store.demo import build_demo_async  # noqa: E402
+from store.demo.demo import build_demo_async  # noqa: E402
 
 from apphelpers import settle, wait_loaded  # noqa: E402
 

@@ -14,7 +14,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .clock import Clock, clock_from_env, fixed_clock, system_clock
-from .curation import UndoPlan, correction_refusal
 from .errors import (
     Busy,
     CannotOpen,
@@ -46,7 +45,8 @@ from .js import (
     parse_ms,
     utf8_len,
 )
-from .model import (
+from .paths import default_db_path
+from .records.model import (
     ACTORS,
     FAILURE_CODES,
     STATUSES,
@@ -65,24 +65,44 @@ from .model import (
     StoredMemory,
     retimed,
 )
-from .paths import default_db_path
-from .quality import DAY_MS, POLICY, Quality, confirmed_ms, evidence_weight
-from .redact import redact as redact_text
-from .rows import parse_event_row, parse_memory_row
+from .records.quality import DAY_MS, POLICY, Quality, confirmed_ms, evidence_weight
+from .records.rows import parse_event_row, parse_memory_row
 from .store import MemoryStore, check_store_file
+from .write.curation import UndoPlan, correction_refusal
+from .write.redact import redact as redact_text
 
 if TYPE_CHECKING:
-    from .demo import build_demo
-    from .demo_learner import learn_forever
-    from .features import ICU_AVAILABLE, MAX_QUERY_BYTES
-    from .index import RecallIndex
+    from .demo.demo import build_demo
+    from .demo.demo_learner import learn_forever
+    from .learning.status import QueueStatus, StatusReport, queue_status
+    from .learning.status import status as status_report
     from .lifeline import die_with_parent
-    from .past import UNLOGGED_JSON, Diff, Past, PastLog, diff
-    from .provenance import NOT_STATED, Passage, Provenance, SourceLink, best_passage, searched_text
-    from .purge import MARKER as PURGED
-    from .purge import purge_values
-    from .purge import replaced as replace_secrets
-    from .recall import (
+    from .past import timeline as timeline
+    from .past.past import UNLOGGED_JSON, Diff, Past, PastLog, diff
+    from .past.timeline import Bucket, RunDay, Standing, activity, buckets, runs
+    from .pi.provenance import (
+        NOT_STATED,
+        Passage,
+        Provenance,
+        SourceLink,
+        best_passage,
+        searched_text,
+    )
+    from .pi.sessions import session_context, sessions_folder, sessions_root
+    from .pi.turns import (
+        RECALL_VERSION,
+        Prompt,
+        SessionPrompts,
+        Turn,
+        injected_by,
+        last_shown,
+        replay_turns,
+        session_files,
+        session_prompts,
+    )
+    from .recall.features import ICU_AVAILABLE, MAX_QUERY_BYTES
+    from .recall.index import RecallIndex
+    from .recall.recall import (
         DIGEST_HEADER_BYTES,
         DIGEST_MAX_BYTES,
         REASONS,
@@ -97,80 +117,69 @@ if TYPE_CHECKING:
         tool_matches,
         tool_text,
     )
-    from .sessions import session_context, sessions_folder, sessions_root
-    from .status import QueueStatus, StatusReport, queue_status
-    from .status import status as status_report
-    from .timeline import Bucket, RunDay, Standing, activity, buckets, runs
-    from .turns import (
-        RECALL_VERSION,
-        Prompt,
-        SessionPrompts,
-        Turn,
-        injected_by,
-        last_shown,
-        replay_turns,
-        session_files,
-        session_prompts,
-    )
-    from .wordcache import WordCache
+    from .recall.wordcache import WordCache
+    from .write.purge import MARKER as PURGED
+    from .write.purge import purge_values
+    from .write.purge import replaced as replace_secrets
 
-_LAZY: dict[str, tuple[str, str]] = {
-    "Bucket": ("timeline", "Bucket"),
-    "Candidate": ("recall", "Candidate"),
-    "DIGEST_HEADER_BYTES": ("recall", "DIGEST_HEADER_BYTES"),
-    "DIGEST_MAX_BYTES": ("recall", "DIGEST_MAX_BYTES"),
-    "Diff": ("past", "Diff"),
-    "DigestLine": ("recall", "DigestLine"),
-    "ICU_AVAILABLE": ("features", "ICU_AVAILABLE"),
-    "MAX_QUERY_BYTES": ("features", "MAX_QUERY_BYTES"),
-    "NOT_STATED": ("provenance", "NOT_STATED"),
-    "Passage": ("provenance", "Passage"),
-    "Past": ("past", "Past"),
-    "PastLog": ("past", "PastLog"),
-    "Prompt": ("turns", "Prompt"),
-    "Provenance": ("provenance", "Provenance"),
-    "Purpose": ("recall", "Purpose"),
-    "QueueStatus": ("status", "QueueStatus"),
-    "REASONS": ("recall", "REASONS"),
-    "RECALL_VERSION": ("turns", "RECALL_VERSION"),
-    "Recall": ("recall", "Recall"),
-    "RecallIndex": ("index", "RecallIndex"),
-    "RunDay": ("timeline", "RunDay"),
-    "STATUS_REASONS": ("recall", "STATUS_REASONS"),
-    "SessionPrompts": ("turns", "SessionPrompts"),
-    "SourceLink": ("provenance", "SourceLink"),
-    "Standing": ("timeline", "Standing"),
-    "StatusReport": ("status", "StatusReport"),
-    "TOOL_NO_MATCH": ("recall", "TOOL_NO_MATCH"),
-    "Turn": ("turns", "Turn"),
-    "UNLOGGED_JSON": ("past", "UNLOGGED_JSON"),
-    "WordCache": ("wordcache", "WordCache"),
-    "activity": ("timeline", "activity"),
-    "best_passage": ("provenance", "best_passage"),
-    "buckets": ("timeline", "buckets"),
-    "build_demo": ("demo", "build_demo"),
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "timeline": ("past.timeline", None),  # a module: the walk's standings in one pass
+    "Bucket": ("past.timeline", "Bucket"),
+    "Candidate": ("recall.recall", "Candidate"),
+    "DIGEST_HEADER_BYTES": ("recall.recall", "DIGEST_HEADER_BYTES"),
+    "DIGEST_MAX_BYTES": ("recall.recall", "DIGEST_MAX_BYTES"),
+    "Diff": ("past.past", "Diff"),
+    "DigestLine": ("recall.recall", "DigestLine"),
+    "ICU_AVAILABLE": ("recall.features", "ICU_AVAILABLE"),
+    "MAX_QUERY_BYTES": ("recall.features", "MAX_QUERY_BYTES"),
+    "NOT_STATED": ("pi.provenance", "NOT_STATED"),
+    "Passage": ("pi.provenance", "Passage"),
+    "Past": ("past.past", "Past"),
+    "PastLog": ("past.past", "PastLog"),
+    "Prompt": ("pi.turns", "Prompt"),
+    "Provenance": ("pi.provenance", "Provenance"),
+    "Purpose": ("recall.recall", "Purpose"),
+    "QueueStatus": ("learning.status", "QueueStatus"),
+    "REASONS": ("recall.recall", "REASONS"),
+    "RECALL_VERSION": ("pi.turns", "RECALL_VERSION"),
+    "Recall": ("recall.recall", "Recall"),
+    "RecallIndex": ("recall.index", "RecallIndex"),
+    "RunDay": ("past.timeline", "RunDay"),
+    "STATUS_REASONS": ("recall.recall", "STATUS_REASONS"),
+    "SessionPrompts": ("pi.turns", "SessionPrompts"),
+    "SourceLink": ("pi.provenance", "SourceLink"),
+    "Standing": ("past.timeline", "Standing"),
+    "StatusReport": ("learning.status", "StatusReport"),
+    "TOOL_NO_MATCH": ("recall.recall", "TOOL_NO_MATCH"),
+    "Turn": ("pi.turns", "Turn"),
+    "UNLOGGED_JSON": ("past.past", "UNLOGGED_JSON"),
+    "WordCache": ("recall.wordcache", "WordCache"),
+    "activity": ("past.timeline", "activity"),
+    "best_passage": ("pi.provenance", "best_passage"),
+    "buckets": ("past.timeline", "buckets"),
+    "build_demo": ("demo.demo", "build_demo"),
     "die_with_parent": ("lifeline", "die_with_parent"),
-    "diff": ("past", "diff"),
-    "digest": ("recall", "digest"),
-    "injected_by": ("turns", "injected_by"),
-    "label": ("recall", "label"),
-    "last_shown": ("turns", "last_shown"),
-    "learn_forever": ("demo_learner", "learn_forever"),
-    "queue_status": ("status", "queue_status"),
-    "replay_turns": ("turns", "replay_turns"),
-    "runs": ("timeline", "runs"),
-    "searched_text": ("provenance", "searched_text"),
-    "session_context": ("sessions", "session_context"),
-    "session_files": ("turns", "session_files"),
-    "session_prompts": ("turns", "session_prompts"),
-    "sessions_root": ("sessions", "sessions_root"),
-    "purge_values": ("purge", "purge_values"),
-    "replace_secrets": ("purge", "replaced"),
-    "PURGED": ("purge", "MARKER"),
-    "sessions_folder": ("sessions", "sessions_folder"),
-    "status_report": ("status", "status"),
-    "tool_matches": ("recall", "tool_matches"),
-    "tool_text": ("recall", "tool_text"),
+    "diff": ("past.past", "diff"),
+    "digest": ("recall.recall", "digest"),
+    "injected_by": ("pi.turns", "injected_by"),
+    "label": ("recall.recall", "label"),
+    "last_shown": ("pi.turns", "last_shown"),
+    "learn_forever": ("demo.demo_learner", "learn_forever"),
+    "queue_status": ("learning.status", "queue_status"),
+    "replay_turns": ("pi.turns", "replay_turns"),
+    "runs": ("past.timeline", "runs"),
+    "searched_text": ("pi.provenance", "searched_text"),
+    "session_context": ("pi.sessions", "session_context"),
+    "session_files": ("pi.turns", "session_files"),
+    "session_prompts": ("pi.turns", "session_prompts"),
+    "sessions_root": ("pi.sessions", "sessions_root"),
+    "purge_values": ("write.purge", "purge_values"),
+    "replace_secrets": ("write.purge", "replaced"),
+    "PURGED": ("write.purge", "MARKER"),
+    "sessions_folder": ("pi.sessions", "sessions_folder"),
+    "status_report": ("learning.status", "status"),
+    "tool_matches": ("recall.recall", "tool_matches"),
+    "tool_text": ("recall.recall", "tool_text"),
 }
 """A name, its module under ``store`` and its name there: imported when first asked."""
 
@@ -179,7 +188,8 @@ def __getattr__(name: str) -> Any:
     where = _LAZY.get(name)
     if where is None:
         raise AttributeError(f"module 'store' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{where[0]}", __name__), where[1])
+    module = importlib.import_module(f".{where[0]}", __name__)
+    value = module if where[1] is None else getattr(module, where[1])
     globals()[name] = value
     return value
 

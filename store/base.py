@@ -17,7 +17,7 @@ from .clock import Clock
 from .errors import Replaced, translate
 from .identity import FileIdentity
 from .js import iso
-from .policy import DEFAULT, Policy
+from .learning.policy import DEFAULT, Policy
 
 IdFactory = Callable[[], str]
 

@@ -26,7 +26,7 @@ import aiosqlite
 
 from .errors import CannotOpen, MissingStore, NotAStore, UnsupportedSchema, translate
 from .identity import FileIdentity
-from .policy import DEFAULT, InvalidPolicy, Policy, read_policy
+from .learning.policy import DEFAULT, InvalidPolicy, Policy, read_policy
 
 SUPPORTED_SCHEMAS = ("2", "3", "4", "5", "6", "7")
 WRITABLE_SCHEMA = "7"

@@ -10,11 +10,11 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from . import decode
 from .base import StoreBase
 from .errors import NotInLog, Refused, corrupt
 from .js import fp, iso, js_json, parse_ms
-from .model import (
+from .records import decode
+from .records.model import (
     CorruptRow,
     Event,
     Memory,
@@ -26,7 +26,7 @@ from .model import (
     Source,
     StoredMemory,
 )
-from .rows import (
+from .records.rows import (
     MODEL_CALL_COLUMNS,
     SOURCE_COLUMNS,
     memory_from_data,
@@ -38,9 +38,9 @@ from .rows import (
 )
 
 if TYPE_CHECKING:  # the past and recall are imported when first asked for
-    from .past import Past, PastLog, Row
-    from .provenance import Provenance
-    from .recall import Purpose, Recall
+    from .past.past import Past, PastLog, Row
+    from .pi.provenance import Provenance
+    from .recall.recall import Purpose, Recall
 
 R = TypeVar("R", bound=Memory)
 
@@ -123,7 +123,7 @@ class Reads(StoreBase):
     async def _replaying(self) -> tuple[PastLog, list[Row], int]:
         """The connection's replay: its log, the current rows and the newest event's
         rowid, read once (in one transaction) and kept."""
-        from .past import PastLog
+        from .past.past import PastLog
 
         if self._replay is None:
             async with self._reading() as db:
@@ -451,7 +451,7 @@ class Reads(StoreBase):
         recent_user_turns: Sequence[str] = (),
     ) -> Recall:
         """The whole recall pipeline over the current records, every decision kept (§6)."""
-        from .index import RecallIndex  # numpy, imported only when a recall is asked for
+        from .recall.index import RecallIndex  # numpy, imported only when a recall is asked for
 
         load = await self.load_memories()
         return RecallIndex(load.memories).recall(
@@ -662,7 +662,7 @@ class Reads(StoreBase):
         """Where the record came from (``provenance.py``): every source that shaped it,
         each with the passage of its text that states the claim, and the manual changes.
         Raises ``Refused`` when no such record exists."""
-        from .provenance import named_sources, provenance
+        from .pi.provenance import named_sources, provenance
 
         record = await self.memory(memory_id)
         events = await self.events(memory_id=record.id, limit=None)

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from .base import IdFactory
 from .clock import Clock, system_clock
-from .curation import Curation
 from .errors import StoreError
 from .js import iso
 from .opening import check_store_file, open_connection
 from .reads import Reads
+from .write.curation import Curation
 
 
 def _uuid4() -> str:

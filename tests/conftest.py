@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from store import fixed_clock
-from store.demo import build_demo
+from store.demo.demo import build_demo
 
 ROOT = Path(__file__).resolve().parents[1]
 KEPT = ROOT / "tests" / "fixtures"

@@ -24,7 +24,7 @@ from memevo_tui.views.memories import MemoriesView
 from memevo_tui.widgets.event_list import BatchRow, EventList
 from memevo_tui.widgets.memory_list import MemoryList
 from store import Memory, MemoryStore, fixed_clock
-from store.learning import ClaimIn, Learning
+from store.learning.learning import ClaimIn, Learning
 
 from apphelpers import (
     dialog_text,

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from store import Event, MemoryStore, Source, fixed_clock
-from store.demo import build_demo
-from store.status import status
-from store.validate import event_problem, record_problem
+from store.demo.demo import build_demo
+from store.learning.status import status
+from store.records.validate import event_problem, record_problem
 
 from conftest import DEMO_NOW
 

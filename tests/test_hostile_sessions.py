@@ -18,8 +18,8 @@ from ptyrun import PtyRun
 
 from memevo_tui.__main__ import main
 from store import iso, session_prompts
-from store.sessions import Session, read_session
-from store.turns import context_messages, recent_user_messages, user_text
+from store.pi.sessions import Session, read_session
+from store.pi.turns import context_messages, recent_user_messages, user_text
 
 from conftest import FIXTURES
 
@@ -356,7 +356,7 @@ def test_a_forged_session_index_with_the_files_fingerprint_is_not_trusted(
     ignored, and the file read again."""
     from memevo_tui.core.appstate import AppState
     from memevo_tui.core.recallcache import SESSION_INDEX, SessionIndexCache, cache_home
-    from store.sessions import dump_index
+    from store.pi.sessions import dump_index
 
     path = _write(tmp_path / "f" / "2026-06-01T00-00-00-000Z_s.jsonl",
                   [_user("u1", None, "the redis port", 1), _reply("a1", "u1", 2),

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from store import CorruptRow, Memory, MemoryStore, fixed_clock, intervals
-from store.intervals import NONE, Changes
+from store import CorruptRow, Memory, MemoryStore, fixed_clock
 from store.js import iso, parse_ms
+from store.past import intervals
+from store.past.intervals import NONE, Changes
 
 from conftest import FIXTURE_NOW
 
@@ -52,7 +53,7 @@ def test_a_short_walk_does_not_load_numpy() -> None:
     """A walk back to the last visit, as the dashboard makes at start, undoes a few
     events: numpy (over 100 ms and 15 MB) is not loaded for it."""
     probe = (
-        "import sys; from store.intervals import Changes; c = Changes(10); "
+        "import sys; from store.past.intervals import Changes; c = Changes(10); "
         "c.add(3, 'a', 0, None, None); c.first_after(['a', 'b'], 1); "
         "print('numpy' in sys.modules)"
     )
@@ -92,7 +93,7 @@ async def test_a_pair_of_moments_gives_the_diff_of_two_whole_pasts(
     """``PastLog.pair`` builds only the records that can differ between two moments;
     its diff is, record for record and field for field, the diff of the two whole
     pasts, for moments in either order and for a start given by its event."""
-    from store.past import PastLog, diff
+    from store.past.past import PastLog, diff
 
     path: Path = request.getfixturevalue(fixture)
     store = await MemoryStore.open(path, read_only=True, clock=fixed_clock(FIXTURE_NOW))

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from store.js import clip_bytes, fp, iso, js_json, js_len, js_trim, parse_ms
-from store.redact import redact
+from store.write.redact import redact
 
 
 def test_fingerprint_worked_value() -> None:

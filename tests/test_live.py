@@ -21,8 +21,8 @@ from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.source_detail import SourceDetail
 from memevo_tui.widgets.source_list import SourceList
 from store import Memory, MemoryStore, Source, fixed_clock, system_clock
-from store.demo_learner import learn_forever
-from store.validate import event_problem, record_problem
+from store.demo.demo_learner import learn_forever
+from store.records.validate import event_problem, record_problem
 
 from apphelpers import (
     HeldClock,
@@ -503,7 +503,7 @@ async def test_learning_keeps_its_source_and_counts_new_ones_above(realistic: Pa
 
 def capture_from_another_process(path: Path, n: int) -> None:
     """pi queues a source for learning (a second connection, as pi is)."""
-    from store.learning import Learning
+    from store.learning.learning import Learning
 
     async def main() -> None:
         async with await MemoryStore.open(path, clock=fixed_clock(FIXTURE_NOW)) as store:

@@ -28,7 +28,7 @@ from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.recall_pane import RecallPane
 from memevo_tui.widgets.review_list import ReviewList
 from store import Memory, MemoryStore, fixed_clock
-from store.quality import quality_of
+from store.records.quality import quality_of
 
 from apphelpers import (
     DURABLE,
@@ -298,7 +298,7 @@ CAPTURE_AND_FAIL = textwrap.dedent(
     """
     import asyncio, sys
     from store import MemoryStore, fixed_clock
-    from store.learning import Learning
+    from store.learning.learning import Learning
 
     SUMMARY = (
         "## Goal\\nShip the shop.\\n\\n## Key Decisions\\n"

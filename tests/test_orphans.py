@@ -84,7 +84,7 @@ def test_a_signal_taken_by_another_thread_while_a_pool_starts_ends_the_pool() ->
     the pool's block, so the pool is terminated, never lost as its start is cut short."""
     import threading
 
-    from store.wordcache import _started_whole
+    from store.recall.wordcache import _started_whole
 
     seen: list[str] = []
 

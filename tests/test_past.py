@@ -24,10 +24,10 @@ from memevo_tui.__main__ import main
 from memevo_tui.term.compat.testing import notifications
 from store import CorruptRow, Memory, MemoryStore, NotInLog, fixed_clock
 from store.js import iso, parse_ms
-from store.model import retimed
-from store.past import UNLOGGED_JSON, PastLog
-from store.rows import listed_from_data
-from store.timeline import DAY_MS, activity, standing, weeks
+from store.past.past import UNLOGGED_JSON, PastLog
+from store.past.timeline import DAY_MS, activity, standing, weeks
+from store.records.model import retimed
+from store.records.rows import listed_from_data
 
 from apphelpers import (
     event_count,

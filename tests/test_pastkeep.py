@@ -14,8 +14,8 @@ import pytest
 
 from store import CorruptRow, Memory, MemoryStore, fixed_clock, past
 from store.js import parse_ms
-from store.past import PastLog
-from store.pastkeep import decode
+from store.past.past import PastLog
+from store.past.pastkeep import decode
 
 from conftest import FIXTURE_NOW
 

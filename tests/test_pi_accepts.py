@@ -189,7 +189,7 @@ POLICY_CASES: dict[str, tuple[bytes, bool]] = {
 
 @pytest.mark.parametrize("name", POLICY_CASES)
 def test_recovery_json_is_judged_as_pi_judges_it(tmp_path: Path, name: str) -> None:
-    from store.policy import InvalidPolicy, read_policy
+    from store.learning.policy import InvalidPolicy, read_policy
 
     text, accepted = POLICY_CASES[name]
     (tmp_path / "recovery.json").write_bytes(text)
@@ -202,7 +202,7 @@ def test_recovery_json_is_judged_as_pi_judges_it(tmp_path: Path, name: str) -> N
 
 
 def test_a_whole_number_written_as_a_double_is_an_integer(tmp_path: Path) -> None:
-    from store.policy import read_policy
+    from store.learning.policy import read_policy
 
     (tmp_path / "recovery.json").write_bytes(
         b'{"callsPerHour":20.000000000000001,"sourceCalls":4E0}'
@@ -271,7 +271,7 @@ PI_HEADER = (
     ],
 )
 def test_recall_tool_returns_pis_whole_text(realistic: Path, prompt: str) -> None:
-    from store.recall import TOOL_NO_MATCH
+    from store.recall.recall import TOOL_NO_MATCH
 
     result = cli("recall", "--tool", *prompt.split(), "--json", "--db", str(realistic))
     assert result.returncode == 0, result.stderr

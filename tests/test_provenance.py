@@ -10,8 +10,8 @@ import pytest
 
 from memevo_tui.__main__ import main
 from store import MemoryStore, fixed_clock
-from store.provenance import GROUNDED, NOT_STATED, best_passage, passages
-from store.sessions import branch, find_session, locate, parse_source_id, read_session
+from store.pi.provenance import GROUNDED, NOT_STATED, best_passage, passages
+from store.pi.sessions import branch, find_session, locate, parse_source_id, read_session
 
 from apphelpers import make_app, press, select, settle, until, wait_loaded
 from conftest import FIXTURE_NOW, FIXTURES
@@ -281,7 +281,7 @@ def write_session(path: Path, turns: int, pad: int = 0) -> list[str]:
 def test_a_session_s_index_is_kept_and_used_while_the_file_is_unchanged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import store.sessions as sessions
+    import store.pi.sessions as sessions
 
     path = tmp_path / "s.jsonl"
     ids = write_session(path, 300, pad=2000)

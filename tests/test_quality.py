@@ -12,7 +12,7 @@ import pytest
 
 from store import MemoryStore
 from store.js import parse_ms
-from store.quality import confirmed_ms, evidence_weight, may_replace, quality, quality_of
+from store.records.quality import confirmed_ms, evidence_weight, may_replace, quality, quality_of
 
 
 def _record(**fields: Any) -> dict[str, Any]:
@@ -170,7 +170,7 @@ async def test_the_index_s_factor_and_dormancy_are_the_quality_s(
 ) -> None:
     """``factor_dormant`` (what the recall index keeps) gives exactly the factor and
     dormancy of the whole quality, for every record, at moments across its life."""
-    from store.quality import factor_dormant
+    from store.records.quality import factor_dormant
 
     checked = 0
     for path in (realistic, hostile):

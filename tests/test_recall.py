@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 from store import Memory, MemoryLoad, MemoryStore, StoredMemory, fixed_clock
-from store import features as features_module
-from store import index as index_module
-from store.features import (
+from store.js import fp, js_json, parse_ms
+from store.recall import features as features_module
+from store.recall import index as index_module
+from store.recall.features import (
     CONCEPTS,
     ICU_AVAILABLE,
     LITERALS,
@@ -24,9 +25,8 @@ from store.features import (
     pasted_literals,
     query_features,
 )
-from store.index import RecallIndex
-from store.js import fp, js_json, parse_ms
-from store.recall import (
+from store.recall.index import RecallIndex
+from store.recall.recall import (
     DIGEST_HEADER_BYTES,
     REASONS,
     Purpose,
@@ -35,7 +35,7 @@ from store.recall import (
     excerpt,
     resolve_plan,
 )
-from store.rows import parse_memory_row
+from store.records.rows import parse_memory_row
 
 from conftest import FIXTURE_NOW, FIXTURES, ROOT, copy_fixture
 
@@ -370,8 +370,8 @@ async def test_learning_candidates_use_recall_features(
     realistic: Path, fixture_clock: Callable[[], float]
 ) -> None:
     """§5.3: a record qualifies when 40% of its features occur in the source's features."""
-    from store.features import document_features
-    from store.learning import Learning
+    from store.learning.learning import Learning
+    from store.recall.features import document_features
 
     source_id = "compact:37bdb62e-2230-432c-a615-9683203855a7:c7201be0"
     store = await MemoryStore.open(realistic, clock=fixture_clock)

@@ -17,10 +17,11 @@ import pytest
 
 from memevo_tui.core.recallcache import NAME, cache_home, indexed
 from memevo_tui.term.compat.testing import notifications
-from store import Memory, MemoryStore, fixed_clock, wordcache
-from store.index import RecallIndex, record_words
-from store.recall import Recall
-from store.wordcache import MAGIC, WordCache
+from store import Memory, MemoryStore, fixed_clock
+from store.recall import wordcache
+from store.recall.index import RecallIndex, record_words
+from store.recall.recall import Recall
+from store.recall.wordcache import MAGIC, WordCache
 
 from conftest import FIXTURE_NOW, FIXTURES, ROOT
 

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from store import CorruptRow, Memory, MemoryStore
-from store.decode import befores_fast, listed_fast
 from store.js import fp
-from store.rows import _validated, listed_from_data, parse_listed_row
-from store.validate import event_problem, record_problem
+from store.records.decode import befores_fast, listed_fast
+from store.records.rows import _validated, listed_from_data, parse_listed_row
+from store.records.validate import event_problem, record_problem
 
 ODD_VALUES: tuple[Any, ...] = (
     None, True, False, 0, 1, -1, 1.5, 2**70, "", " ", "\u3000", "x", "fact",

@@ -165,7 +165,7 @@ async def plant_many(path: Path, n: int, secret: str) -> None:
     """``n`` new records holding ``secret``, written as pi learns them (learning runs of
     eight claims each, from captured user messages)."""
     from store import MemoryStore
-    from store.learning import ClaimIn, Learning
+    from store.learning.learning import ClaimIn, Learning
 
     store = await MemoryStore.open(path)
     try:

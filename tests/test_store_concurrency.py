@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from store import Event, MemoryStore
-from store.validate import event_problem, record_problem
+from store.records.validate import event_problem, record_problem
 
 ROUNDS = 40
 

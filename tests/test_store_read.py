@@ -27,8 +27,8 @@ from store import (
     Refused,
     UnsupportedSchema,
 )
+from store.learning.status import status
 from store.reads import Reads
-from store.status import status
 
 from conftest import FIXTURES, copy_fixture
 

@@ -13,7 +13,7 @@ import pytest
 
 from store import Busy, Changed, MemoryStore, Refused, StoredMemory
 from store.js import fp
-from store.validate import event_problem, record_problem
+from store.records.validate import event_problem, record_problem
 
 PINNED_PREF = "3968293cbac7923e0e4edb5e"  # pinned, active (terraform plan/apply)
 CONFLICTED = "575c68ffb73cf92743f466c7"  # resolved earlier; now confirmed
@@ -323,7 +323,7 @@ async def test_remaining_refusal_rules(
 async def test_recovery_sweep_fails_only_the_expired_lease(
     realistic: Path, fixture_clock: Callable[[], float]
 ) -> None:
-    from store.learning import Learning
+    from store.learning.learning import Learning
 
     running = dict(_rows(realistic, "SELECT id, lease FROM sources WHERE state='running'"))
     assert len(running) == 2

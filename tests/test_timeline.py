@@ -28,8 +28,8 @@ from memevo_tui.widgets.diff_list import DiffList
 from memevo_tui.widgets.timeline_chart import Panel, TimelineChart, column_cells, heights
 from store import Memory, MemoryStore, fixed_clock
 from store.js import parse_ms
-from store.rows import listed_from_data
-from store.timeline import DAY_MS, buckets, run_source, runs
+from store.past.timeline import DAY_MS, buckets, run_source, runs
+from store.records.rows import listed_from_data
 
 from apphelpers import (
     last_event,

@@ -12,13 +12,13 @@ import pytest
 from memevo_tui.__main__ import main
 from store import MemoryStore, fixed_clock
 from store.js import iso
-from store.recall import digest, runtime_digest
-from store.turns import (
+from store.pi.turns import (
     recent_user_messages,
     replay_turns,
     session_files,
     session_prompts,
 )
+from store.recall.recall import digest, runtime_digest
 
 from conftest import FIXTURE_NOW, FIXTURES
 
@@ -650,8 +650,8 @@ async def test_the_moving_index_recalls_exactly_as_an_index_built_at_each_moment
     index built afresh from the store as it was then gives: the ids, pi's digest, each
     line, and every record that matched."""
     from store import Memory, NotInLog
-    from store.index import MovingIndex, RecallIndex
-    from store.turns import injected_by
+    from store.pi.turns import injected_by
+    from store.recall.index import MovingIndex, RecallIndex
 
     prompts = [p for f in session_files(SESSIONS) for p in session_prompts(f).prompts]
     async with await MemoryStore.open(realistic, clock=fixed_clock(FIXTURE_NOW)) as store:

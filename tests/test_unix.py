@@ -19,11 +19,11 @@ from memevo_tui.__main__ import main
 from memevo_tui.core.export import md_text
 from memevo_tui.term.compat.testing import notifications
 from store import MemoryStore, fixed_clock
-from store.budget import budget_status
 from store.js import fp, iso, parse_ms
-from store.policy import InvalidPolicy, parse_policy
-from store.recall import TOOL_NO_MATCH
-from store.status import queue_status
+from store.learning.budget import budget_status
+from store.learning.policy import InvalidPolicy, parse_policy
+from store.learning.status import queue_status
+from store.recall.recall import TOOL_NO_MATCH
 
 from apphelpers import make_app, press, settle, until, wait_loaded
 from conftest import FIXTURE_NOW, FIXTURES, ROOT

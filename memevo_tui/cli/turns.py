@@ -1,5 +1,5 @@
 """``memevo-tui turns`` and ``memevo-tui blame ID``: what pi injected into each past
-turn, then and now, replayed from pi's session files (``store.turns``)."""
+turn, then and now, replayed from pi's session files (``store.pi.turns``)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 ``$XDG_CACHE_HOME/memevo-tui/stores/<key>/recall-words.bin`` (``~/.cache`` when
 unset; ``<key>`` is the store's resolved path, hashed, as for the state
 directory): every record's extracted words, keyed by its id and a fingerprint of
-its text (``store.wordcache``). A CLI ``search`` or the dashboard's first recall
+its text (``store.recall.wordcache``). A CLI ``search`` or the dashboard's first recall
 reads it, extracts only the records that are new or whose text changed, and
 writes it again (whole, 0600, by a rename) when any were. The directories are
 0700, the user's own, and never followed as symbolic links (``AppState``).
@@ -161,7 +161,7 @@ class TurnCache:
         self._key = secret(store_path)
         self._entries: dict[str, dict[str, Any]] = {}
         self.anchor: list[list[Any]] | None = None
-        """The events the kept turns were replayed from (``store.turns.log_anchor``)."""
+        """The events the kept turns were replayed from (``store.pi.turns.log_anchor``)."""
         self._dirty = False
         body = _unsigned(self._key, self._place.read_bytes(TURNS, TURNS_LIMIT))
         if body is not None:
@@ -214,7 +214,7 @@ PAST_LIMIT = 1 << 31
 
 
 class PastCache:
-    """A walk of the whole event log (``store.pastkeep``), kept in the store's cache
+    """A walk of the whole event log (``store.past.pastkeep``), kept in the store's cache
     directory by the same rules: keyed with the store's secret (an HMAC before the
     bytes), private, never followed as a link; a file that does not check out is
     ignored and written again. The store itself checks that what it holds is still

@@ -5,7 +5,7 @@ the app's own cache and state files for the store, and pi's session files.
 The rules are detect-secrets' own (its regex detectors: AWS, Stripe, Slack, private
 keys, basic auth, JWTs, GitHub, GitLab, OpenAI, npm, PyPI, SendGrid and the rest; not
 its entropy and keyword guesses, which flag every hex id: ``_SKIPPED_DETECTORS``), then
-pi's redactor's (``store.redact``: bearer tokens, ``sk-``/``ghp_`` tokens, URL credentials,
+pi's redactor's (``store.write.redact``: bearer tokens, ``sk-``/``ghp_`` tokens, URL credentials,
 ``--password VALUE``), then two that both miss: Google API keys and a password said in
 words ("the staging DB password is hunter2"). Text is scanned as it reads once decoded:
 a key JSON-escaped in an event (``\\u0041KIA…``) is found as what it is.

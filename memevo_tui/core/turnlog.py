@@ -1,5 +1,5 @@
 """The Turns view's data (no Textual): pi's sessions, each prompt replayed on the store
-as it was then and as it is now (``store.turns``), read on a connection of its own,
+as it was then and as it is now (``store.pi.turns``), read on a connection of its own,
 read only, and closed after: the dashboard's own connection and its time dial are not
 touched by the walk through the past."""
 

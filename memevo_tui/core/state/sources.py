@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 async def provenance(
     store: MemoryStore, memory_id: str, root: Path, turns: int, *, cached: bool
 ) -> tuple[Provenance, list[dict[str, Any]]]:
-    """``store.provenance``, and each source's place in pi's session files under ``root``
+    """``store.pi.provenance``, and each source's place in pi's session files under ``root``
     with ``turns`` turns on each side (read in a thread, never written; ``cached``: the
     session index kept in the cache directory). Raises ``StoreError``."""
     from store import session_context

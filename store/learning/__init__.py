@@ -1,0 +1,1 @@
+"""The learning queue: captures, runs, their budget and policy, and the status figures."""
