@@ -7,7 +7,8 @@ import shutil
 import sqlite3
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,18 @@ def dialog_text(screen: Screen[Any], width: int = 160) -> str:
     at ``width`` (the detail may be longer than the screen)."""
     assert isinstance(screen, ConfirmScreen), f"not a confirmation: {screen!r}"
     return drawn_text(Group(screen.title_text, screen.summary, screen.detail), width)
+
+
+@asynccontextmanager
+async def opened(
+    path: Path, size: tuple[int, int] = (160, 50), **kwargs: Any
+) -> AsyncIterator[tuple[MemevoApp, Pilot[None]]]:
+    """The dashboard on ``path`` (a copy of a fixture), ``size`` columns and rows, its
+    memories loaded: ``async with opened(realistic) as (app, pilot):``."""
+    app = make_app(path, **kwargs)
+    async with app.run_test(size=size) as pilot:
+        await wait_loaded(pilot)
+        yield app, pilot
 
 
 async def until(

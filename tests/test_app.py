@@ -29,6 +29,7 @@ from apphelpers import (
     list_view,
     make_app,
     memory_list,
+    opened,
     press,
     select,
     settle,
@@ -38,9 +39,7 @@ from apphelpers import (
 
 
 async def test_browse_sort_filter_and_toggle(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         rows = memory_list(app).rows
         assert len(rows) == 205 - 15 - 4  # forgotten and conflicted hidden by default
         first = memory_list(app).highlighted
@@ -99,9 +98,7 @@ async def test_browse_sort_filter_and_toggle(realistic: Path) -> None:
 
 
 async def test_pin_and_unpin_with_p(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         notes = Notes(app)
         await select(pilot, DURABLE)
         await press(pilot, "p")
@@ -120,9 +117,7 @@ async def test_pin_and_unpin_with_p(realistic: Path) -> None:
     [("1", "useful", "utility"), ("2", "unhelpful", "utility"), ("3", "accurate", "accuracy")],
 )
 async def test_feedback_keys(realistic: Path, key: str, verdict: str, slot: str) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (_app, pilot):
         await select(pilot, DURABLE)
         await pilot.press(key)
         await settle(pilot)
@@ -131,9 +126,7 @@ async def test_feedback_keys(realistic: Path, key: str, verdict: str, slot: str)
 
 
 async def test_incorrect_quarantines_and_a_repeat_is_unchanged(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         notes = Notes(app)
         await select(pilot, DURABLE)
         await pilot.press("4")  # asks first: it quarantines the record
@@ -154,9 +147,7 @@ async def test_incorrect_quarantines_and_a_repeat_is_unchanged(realistic: Path) 
 
 
 async def test_forget_asks_first(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await select(pilot, DURABLE)
         before = event_count(realistic)
         await press(pilot, "d")
@@ -171,9 +162,7 @@ async def test_forget_asks_first(realistic: Path) -> None:
 
 
 async def test_correct_in_the_editor(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await select(pilot, DURABLE)
         await press(pilot, "e")
         assert isinstance(app.screen, CorrectScreen)
@@ -193,9 +182,7 @@ async def test_correct_in_the_editor(realistic: Path) -> None:
 
 
 async def test_resolve_conflict_and_refusal(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         notes = Notes(app)
         await select(pilot, DURABLE)
         await press(pilot, "r")
@@ -209,9 +196,7 @@ async def test_resolve_conflict_and_refusal(realistic: Path) -> None:
 
 
 async def test_conflict_marks_two_records(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("slash", *"origin:infra kind:fact", "enter")
         await settle(pilot)
         a, b = memory_list(app).rows[0], memory_list(app).rows[1]
@@ -225,9 +210,7 @@ async def test_conflict_marks_two_records(realistic: Path) -> None:
 
 
 async def test_undo_the_records_last_event_with_preview(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await select(pilot, DURABLE)
         await press(pilot, "p")
         await press(pilot, "u")
@@ -239,9 +222,7 @@ async def test_undo_the_records_last_event_with_preview(realistic: Path) -> None
 
 
 async def test_history_pane_and_undo_refusals(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         notes = Notes(app)
         await select(pilot, DURABLE)
         await pilot.press("p")  # the record's capture event can no longer be undone
@@ -280,9 +261,7 @@ async def test_history_pane_and_undo_refusals(realistic: Path) -> None:
 
 
 async def test_history_undo_writes(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await select(pilot, DURABLE)
         await press(pilot, "1")
         await press(pilot, "h")
@@ -297,9 +276,7 @@ async def test_history_undo_writes(realistic: Path) -> None:
 
 
 async def test_search_pane(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("s", "slash", *"postgres", "enter")
         await settle(pilot)
         results = app.query_one("#search-results", MemoryList)
@@ -337,9 +314,7 @@ async def test_read_only_write_keys_explain_and_write_nothing(realistic: Path) -
 
 
 async def test_a_record_changed_by_pi_meanwhile_is_refused(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         notes = Notes(app)
         await select(pilot, DURABLE)
         # another writer (pi) pins the record after the dashboard loaded it
@@ -359,9 +334,7 @@ async def test_a_record_changed_by_pi_meanwhile_is_refused(realistic: Path) -> N
 
 
 async def test_help_screen_and_palette(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
         text = app.screen.content
@@ -392,9 +365,7 @@ async def test_keymap_remaps_a_binding(realistic: Path) -> None:
 
 
 async def test_hostile_store_is_shown_safely(hostile: Path) -> None:
-    app = make_app(hostile)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(hostile) as (app, pilot):
         notes = Notes(app)
         rows = memory_list(app).rows
         corrupt = [r for r in rows if isinstance(r, CorruptRow)]

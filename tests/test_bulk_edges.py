@@ -30,6 +30,7 @@ from apphelpers import (
     dialog_text,
     event_count,
     make_app,
+    opened,
     press,
     select,
     settle,
@@ -251,9 +252,7 @@ async def test_a_range_marks_what_the_cursor_passed_while_pi_writes(realistic: P
 
 
 async def test_moving_back_over_a_range_shrinks_it(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         shown = [r.id for r in memories(app).rows if isinstance(r, Memory)]
         await pilot.press("v", *"jjjjj", *"kk", "v")
         await settle(pilot)
@@ -418,9 +417,7 @@ def test_a_state_directory_owned_by_another_user_is_refused(
 async def test_a_refused_undo_in_a_batch_shows_the_records_text(realistic: Path) -> None:
     from test_many import change_elsewhere, mark_three
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         ids = await mark_three(pilot)
         texts = {r.id: r.content for r in memories(app).rows if isinstance(r, Memory)}
         await pilot.press("p", "y")
@@ -441,9 +438,7 @@ async def test_a_refused_undo_in_a_batch_shows_the_records_text(realistic: Path)
 
 
 async def test_a_bulk_pin_says_which_records_it_leaves_as_they_are(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         rows = [r for r in memories(app).rows if isinstance(r, Memory) and r.active]
         pinned = [r for r in rows if r.pinned][:2]
         loose = [r for r in rows if not r.pinned][:2]
@@ -467,9 +462,7 @@ async def test_an_undo_says_it_blocks_the_text_and_names_the_record(realistic: P
     undo names the record and its text; the batch's says how many texts, and where."""
     from test_many import mark_three
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         ids = await mark_three(pilot)
         texts = {r.id: r.content for r in memories(app).rows if isinstance(r, Memory)}
         await pilot.press("p", "y")
@@ -507,11 +500,9 @@ async def test_undoing_a_pin_offers_unpin_first_which_blocks_nothing(realistic: 
     from memevo_tui.screens.confirm import ConfirmScreen
     from memevo_tui.widgets.memory_list import MemoryList
 
-    from apphelpers import dialog_text, make_app, press, stored, until, wait_loaded
+    from apphelpers import dialog_text, press, stored, until
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         row = app.query_one(MemoryList).highlighted
         assert row is not None and stored(realistic, row.id)["layer"] != "pinned"
         before = blocked_count(realistic)
@@ -530,9 +521,7 @@ async def test_undoing_a_pin_offers_unpin_first_which_blocks_nothing(realistic: 
 async def test_undoing_a_bulk_pin_offers_to_unpin_them_all_first(realistic: Path) -> None:
     from test_many import mark_three
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         ids = await mark_three(pilot)
         await pilot.press("p", "y")
         await settle(pilot)

@@ -36,6 +36,7 @@ from apphelpers import (
     last_event,
     list_view,
     make_app,
+    opened,
     press,
     select,
     settle,
@@ -63,9 +64,7 @@ def toasts(app: Any) -> list[str]:
 
 
 async def test_the_content_gets_the_room_and_a_small_terminal_gets_rows(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         memory_list = memories(app)
         width = memory_list.scrollable_content_region.width
         fixed = sum(c.width + 1 for c in memory_list.visible_columns(width) if c.width)
@@ -80,9 +79,7 @@ async def test_the_content_gets_the_room_and_a_small_terminal_gets_rows(realisti
 
 
 async def test_z_hides_the_pane_and_the_split_moves_by_key(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         detail = app.query_one("#memory-detail", MemoryDetail)
         before = memories(app).size.width
         await press(pilot, "z")
@@ -98,9 +95,7 @@ async def test_z_hides_the_pane_and_the_split_moves_by_key(realistic: Path) -> N
 
 
 async def test_the_bar_is_time_left_in_the_state_colour(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         rows = [r for r in memories(app).rows if isinstance(r, Memory)]
         dormant = next(r for r in rows if r.state == "dormant")
         assert memory_cells(dormant)["fresh"] == "·····"  # empty: no time left
@@ -123,9 +118,7 @@ async def test_the_bar_is_time_left_in_the_state_colour(realistic: Path) -> None
 
 
 async def test_disputed_looks_disputed(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("a")
         await select(pilot, DISPUTED)
         row = memories(app).highlighted
@@ -197,9 +190,7 @@ async def test_e_uses_the_users_editor(realistic: Path, tmp_path: Path) -> None:
 
 
 async def test_4_asks_first_and_names_the_consequence(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await select(pilot, DURABLE)
         before = event_count(realistic)
         await press(pilot, "4")
@@ -216,9 +207,7 @@ async def test_4_asks_first_and_names_the_consequence(realistic: Path) -> None:
 
 
 async def test_y_and_Y_copy_and_say_so(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await select(pilot, DURABLE)
         await pilot.press("y")
         assert app.clipboard == DURABLE and "Copied its id" in toasts(app)[-1]
@@ -234,9 +223,7 @@ async def test_y_and_Y_copy_and_say_so(realistic: Path) -> None:
 
 
 async def test_esc_leaves_every_box_and_clears_a_filter(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("i", "slash", *"kyverno")
         await settle(pilot)
         await pilot.press("escape", "m")  # esc leaves the prompt: m switches views
@@ -252,9 +239,7 @@ async def test_esc_leaves_every_box_and_clears_a_filter(realistic: Path) -> None
 
 
 async def test_filter_errors_show_inline_and_match_nothing(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         notes = Notes(app)
         await pilot.press("slash", *"kind:bogus")
         await settle(pilot)
@@ -269,9 +254,7 @@ async def test_filter_errors_show_inline_and_match_nothing(realistic: Path) -> N
 
 
 async def test_slash_filters_the_view_you_are_in(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "h")
         await pilot.press("slash")
         assert app.query_one("#tabs", TabbedContent).active == "history"
@@ -304,9 +287,7 @@ async def test_keys_typed_ahead_go_where_the_key_before_them_sent_the_focus(
 ) -> None:
     """ "/postgres" typed in one burst filters by "postgres": no letter reaches the list,
     where p pins and o sorts. A view switched to by a key gets the keys after it."""
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         before = event_count(realistic)
         burst(app, "slash", *"postgres", "enter")
         await settle(pilot)
@@ -327,9 +308,7 @@ async def test_where_the_cursor_ends_depends_on_the_filter_not_on_typing_pauses(
     """A filter typed with pauses applies its halves as it goes; the cursor ends on the
     record it was on when typing began if the filter shows it, else on the first row,
     whichever halves applied on the way."""
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         top = memories(app).rows[0].id
         await pilot.press("slash", *"origin:infra kind:fact is")
         await settle(pilot)  # a pause: this half applies, the cursor's record moves down
@@ -351,9 +330,7 @@ async def test_where_the_cursor_ends_depends_on_the_filter_not_on_typing_pauses(
 
 
 async def test_history_reads_like_a_log_and_enter_opens_the_record(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await select(pilot, DURABLE)
         await press(pilot, "p")
         await press(pilot, "h")
@@ -369,9 +346,7 @@ async def test_history_reads_like_a_log_and_enter_opens_the_record(realistic: Pa
 
 
 async def test_a_stalled_run_looks_stalled(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "l")
         sources = app.query_one(SourceList)
         index = next(i for i, s in enumerate(sources.rows) if s.id == STALLED)
@@ -390,9 +365,7 @@ async def test_a_stalled_run_looks_stalled(realistic: Path) -> None:
 
 
 async def test_enter_on_a_source_without_records_says_so(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         owners = {m.source_entry_id for m in app.state.rows if isinstance(m, Memory)}
         owners |= {
             m.evidence.source_id for m in app.state.rows if isinstance(m, Memory) and m.evidence
@@ -408,9 +381,7 @@ async def test_enter_on_a_source_without_records_says_so(realistic: Path) -> Non
 
 
 async def test_curation_keys_work_in_the_recall_list(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("i", "slash", *"kyverno", "enter")
         await settle(pilot)
         recall_list = app.query_one(RecallList)
@@ -428,9 +399,7 @@ async def test_curation_keys_work_in_the_recall_list(realistic: Path) -> None:
 
 
 async def test_search_mode_says_selected(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("i", "slash", *"kyverno", "enter", "ctrl+t")
         await settle(pilot)
         recall_list = app.query_one(RecallList)
@@ -488,9 +457,7 @@ async def test_the_footer_fits_120_columns_and_the_live_indicator_is_never_cut(
 
 
 async def test_sorted_headers_stay_readable(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await app.run_action("screen.ask('memories', 'sort_by', False, 'confirmed')")
         await settle(pilot)
         header = memories(app).render_line(0).text
@@ -509,9 +476,7 @@ async def test_a_half_typed_filter_that_settles_late_never_replaces_the_whole_on
     after the whole query was submitted, must not filter the list."""
     from memevo_tui.widgets.debounced_input import DebouncedInput
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         box = app.screen.query_one("#memory-browser DebouncedInput", DebouncedInput)
         await pilot.press("slash", *"origin:inf")
         half = box.generation  # the value "origin:inf" as a pause would have posted it
@@ -577,9 +542,7 @@ async def test_time_left_sorts_by_days_most_urgent_first_and_the_menu_takes_j_k(
     from memevo_tui.core.view import SORT_ORDER
     from memevo_tui.screens.menu import Menu
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("slash", *"state:aging", "enter")
         await settle(pilot)
         await press(pilot, "o")
@@ -608,9 +571,7 @@ async def test_review_says_when_its_filter_matches_nothing_and_never_repeats_its
     from memevo_tui.widgets.review_detail import describe_item
     from memevo_tui.widgets.review_list import ReviewList
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "w")
         view = app.query_one(ReviewView)
         review = app.query_one(ReviewList)
@@ -670,9 +631,7 @@ async def test_the_time_dial_greys_out_the_write_keys_and_they_still_say_why(
 ) -> None:
     from memevo_tui.term.compat.testing import FooterKey
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
 
         def greyed() -> dict[str, bool]:
             return {k.key: k.has_class("-disabled") for k in app.screen.query(FooterKey)}
@@ -702,9 +661,7 @@ async def test_esc_after_opening_a_line_of_the_inbox_brings_back_the_view(
     from memevo_tui.screens.inbox import InboxScreen
 
     AppState(realistic).save_visit(Visit(230, fixed_clock("2026-10-30T12:00:00.000Z")()))
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         assert isinstance(app.screen, InboxScreen)
         before = (list_view(app).query, list_view(app).show_hidden, len(memories(app).rows))
         assert before == ("", False, 186)
@@ -723,9 +680,7 @@ async def test_the_palette_lists_textuals_own_entries_under_app_after_ours(
 ) -> None:
     from textual.command import CommandList
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "ctrl+p")
         listed = app.screen.query_one(CommandList)
 
@@ -780,9 +735,7 @@ async def test_palette_verbs_act_as_their_keys_do_in_the_view_shown(realistic: P
     from memevo_tui.screens.confirm import ConfirmScreen
     from memevo_tui.views.memories import MemoriesView
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         view = app.query_one(MemoriesView)
         first = memories(app).highlighted
         assert first is not None
@@ -814,9 +767,7 @@ async def test_p_p_in_one_burst_pins_then_unpins(realistic: Path) -> None:
     """Two quick p: the second acts on the record as the first left it (unpin, at the
     new revision), not on the row as it was drawn (a pin at the old revision, which
     the store refused as changed under you, reloading everything)."""
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         row = memories(app).highlighted
         assert isinstance(row, Memory) and not row.pinned
         before = event_count(realistic)

@@ -31,7 +31,7 @@ from memevo_tui.term.compat.testing import notifications
 from store import Busy, DiskFull, MemoryStore, fixed_clock
 from store.js import fp, js_json
 
-from apphelpers import make_app, press, settle, until, wait_loaded
+from apphelpers import make_app, opened, press, settle, until, wait_loaded
 from conftest import FIXTURE_NOW, FIXTURES, ROOT
 
 DURABLE = "e665359dabc60f842b48881d"
@@ -115,9 +115,7 @@ def test_the_dashboard_refuses_a_corrupt_file_before_it_starts(realistic: Path) 
 
 
 async def test_a_store_turning_corrupt_under_the_dashboard_says_so(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         shown = len(app.query_one("#memory-list").rows)  # type: ignore[attr-defined]
         corrupt_page(realistic)
         con = sqlite3.connect(realistic, isolation_level=None)  # another writer commits,
@@ -207,9 +205,7 @@ def test_no_room_for_the_shared_memory_file_says_so(tiny_disk: Path) -> None:
 
 
 async def test_a_full_disk_during_p_toasts_the_cause(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("slash", *DURABLE, "enter")
         await settle(pilot)
         assert app.state.store is not None

@@ -29,6 +29,7 @@ from apphelpers import (
     drawn_text,
     last_event,
     make_app,
+    opened,
     press,
     settle,
     snapshot_copy,
@@ -72,9 +73,7 @@ def row(app: Any, memory_id: str) -> Memory | None:
 
 
 async def test_another_process_commit_appears_without_a_key_press(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("h")  # history loaded, so new events must appear at its top
         await settle(pilot)
         before = row(app, DURABLE)
@@ -89,9 +88,7 @@ async def test_another_process_commit_appears_without_a_key_press(realistic: Pat
 
 
 async def test_ctrl_space_pauses_and_resumes_live_updates(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("ctrl+space")
         assert app.state.live is False
         assert app.state.store is not None
@@ -110,9 +107,7 @@ async def test_ctrl_space_pauses_and_resumes_live_updates(realistic: Path) -> No
 
 
 async def test_learning_view(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "l")
         sources = app.query_one(SourceList)
         assert len(sources.rows) == 118
@@ -218,9 +213,7 @@ def test_learning_view_snapshot(snap_compare: Any, tmp_path: Path, size: tuple[i
 
 
 async def test_enter_on_a_source_shows_its_records(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         owners = {m.source_entry_id for m in app.state.rows if isinstance(m, Memory)}
         await press(pilot, "l")
         sources = app.query_one(SourceList)
@@ -269,9 +262,7 @@ def finish_and_stamp(path: Path) -> tuple[str, str]:
 
 
 async def test_a_confirmation_stamp_shows_live_though_it_writes_no_event(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         events_before = app.state.last_rowid
         memory_id, stamp = await asyncio.to_thread(finish_and_stamp, realistic)
         await until(
@@ -297,9 +288,7 @@ async def test_a_live_change_reads_nothing_for_hidden_views(
     """Once visited, the Review and Learning views go back to reading only when shown:
     a commit by pi while they are hidden costs no read of every source (the review
     queue reads them all), and showing them again reads the queue afresh."""
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         for key in ("w", "l", "m"):  # visit the review queue and the learning view
             await pilot.press(key)
             await settle(pilot)
@@ -361,9 +350,7 @@ async def test_a_run_whose_lease_runs_out_reads_stalled_then_without_a_key(
 
 async def test_ctrl_r_in_learning_reads_the_queue_again(realistic: Path) -> None:
     """With live updates paused, a change to the queue shows after ctrl+r."""
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("l", "ctrl+space")
         await settle(pilot)
         source_list = app.query_one(SourceList)
@@ -433,9 +420,7 @@ def status_line(app: Any) -> str:
 
 async def test_history_puts_the_cursor_on_this_dashboards_own_write(realistic: Path) -> None:
     """After a write here, History opens on its event, not on the one the cursor was on."""
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("h", "j", "j")
         await settle(pilot)
         events = app.query_one(EventList)
@@ -453,9 +438,7 @@ async def test_history_keeps_its_event_when_pi_writes_and_counts_the_new(
 ) -> None:
     """A pi write leaves the cursor on its event, and the status line says "1 new
     above" until the cursor goes to the top."""
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("h", "j", "j")
         await settle(pilot)
         events = app.query_one(EventList)
@@ -474,9 +457,7 @@ async def test_learning_keeps_its_source_and_counts_new_ones_above(realistic: Pa
     """A new source takes neither the cursor nor a line of the screen: with the cursor
     on the first source, or lower down, it stays on its source, what is on screen holds
     still, and the status line counts what arrived above until g goes to it."""
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "l")
         sources = app.query_one(SourceList)
         assert sources.cursor == 0

@@ -18,7 +18,7 @@ from memevo_tui.widgets.memory_list import MemoryList
 from store import Memory, MemoryStore
 from store.js import fp, js_json
 
-from apphelpers import make_app, settle, until, wait_loaded
+from apphelpers import opened, settle, until
 
 NEW_ID = "0a0a0a0a0a0a0a0a0a0a0a0a"
 
@@ -61,9 +61,7 @@ def positions_agree(memory_list: MemoryList) -> bool:
 
 
 async def test_a_new_memory_from_another_process_lands_in_sorted_place(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         memory_list = app.query_one("#memory-list", MemoryList)
         await pilot.press("j", "j", "j")
         await settle(pilot)
@@ -96,9 +94,7 @@ async def test_a_new_memory_above_the_cursor_leaves_the_screen_as_it_was_and_is_
     """On the first row, a new memory sorted above it neither takes the highlight nor
     moves it down: the rows on screen hold still and the status line says "1 new
     above" until g goes to it."""
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         memory_list = app.query_one("#memory-list", MemoryList)
         assert memory_list.cursor == 0 and memory_list.scroll_y == 0
         first = memory_list.highlighted
@@ -123,9 +119,7 @@ async def test_records_arriving_and_leaving_keep_the_list_in_full_sort_order(
     """Under every sort: many new records (more than the moves ``index_of`` keeps
     track of) and records that stop matching, told as live changes; the list is what
     sorting everything again gives, and every row's position is known."""
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         browser = app.query_one(MemoryBrowser)
         memory_list = browser.memory_list
         rng = random.Random(7)
@@ -185,9 +179,7 @@ async def test_a_big_store_opens_at_the_top_of_its_list_after_the_first_screenfu
         return await recent(self, limit)
 
     monkeypatch.setattr(MemoryStore, "recent_memories", counted)
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await settle(pilot)
         memory_list = app.query_one("#memory-list", MemoryList)
         ids = [r.id for r in memory_list.rows]

@@ -36,6 +36,7 @@ from apphelpers import (
     event_count,
     list_view,
     make_app,
+    opened,
     press,
     settle,
     stored,
@@ -70,9 +71,7 @@ async def mark_three(pilot: Any) -> list[str]:
 
 
 async def test_three_marked_pins_are_three_upstream_pins(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         ids = await mark_three(pilot)
         assert memories(app).marked == frozenset(ids)
         assert memories(app).cells(memories(app).rows[0])["mark"] == "▸"  # a glyph, not colour
@@ -96,9 +95,7 @@ async def test_three_marked_pins_are_three_upstream_pins(realistic: Path) -> Non
 
 
 async def test_marks_survive_filtering_and_refusals_are_listed(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         ids = await mark_three(pilot)
         await pilot.press("slash", "ctrl+u", *"kind:decision", "enter")
         await settle(pilot)
@@ -146,9 +143,7 @@ def change_elsewhere(path: Path, memory_id: str) -> None:
 
 
 async def test_one_u_undoes_a_batch_and_refuses_what_changed_since(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         ids = await mark_three(pilot)
         await pilot.press("p", "y")
         await settle(pilot)
@@ -177,9 +172,7 @@ async def test_one_u_undoes_a_batch_and_refuses_what_changed_since(realistic: Pa
 
 
 async def test_a_history_filter_reads_the_journal_once_not_per_key(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await mark_three(pilot)
         await pilot.press("p", "y")
         await settle(pilot)
@@ -201,9 +194,7 @@ async def test_a_history_filter_reads_the_journal_once_not_per_key(realistic: Pa
 
 
 async def test_the_review_queue_at_the_fixtures_now(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "w")
         assert app.query_one("#tabs", TabbedContent).active == "review"
         view = app.query_one(ReviewView)
@@ -276,9 +267,7 @@ async def test_rebuilds_asked_while_the_queue_builds_wait_and_build_once(
             with lock:
                 running.pop()
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "w")
         view = app.query_one(ReviewView)
         await until(pilot, lambda: not view.busy, "the first queue")
@@ -322,9 +311,7 @@ CAPTURE_AND_FAIL = textwrap.dedent(
 
 
 async def test_since_your_last_visit(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         assert not isinstance(app.screen, InboxScreen)  # the first visit: nothing to say
         await pilot.press("q")
     visit = AppState(realistic).visit()
@@ -373,9 +360,7 @@ async def test_the_time_dial(realistic: Path) -> None:
     assert turning  # the fixture has records that go dormant within 30 days
     target = next(m for m in load.memories if m.id in turning and m.kind == "project_state")
     word = max((w for w in target.content.split() if w.isalpha()), key=len)
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("i", "slash", *word, "enter")
         await settle(pilot)
         pane = app.query_one(RecallPane)
@@ -461,9 +446,7 @@ async def test_near_duplicates_are_looked_for_through_rare_words_only(
 
 
 async def test_a_view_is_built_when_first_shown_by_key_or_by_click(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         dashboard = app.screen
         assert isinstance(dashboard, Dashboard)
         assert set(dashboard.views) == {"memories"}  # the others are built when shown

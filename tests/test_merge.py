@@ -21,14 +21,13 @@ from apphelpers import (
     Notes,
     counter_ids,
     dialog_text,
-    make_app,
     memory_list,
+    opened,
     press,
     select,
     settle,
     stored,
     until,
-    wait_loaded,
     words,
 )
 from conftest import FIXTURE_NOW
@@ -108,9 +107,7 @@ async def test_merge_from_a_review_pair_is_pis_correct_then_forget_in_one_batch(
     direct = tmp_path / "direct.sqlite"
     shutil.copyfile(realistic, direct)
     text = "[done] Runbook for k3s node replacement written, reviewed and merged."
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "w")
         review = app.query_one(ReviewList)
         await until(pilot, lambda: bool(review.rows), "the review queue")
@@ -152,9 +149,7 @@ async def test_merge_from_a_review_pair_is_pis_correct_then_forget_in_one_batch(
 async def test_merge_of_marked_records_keeps_the_one_whose_text_is_chosen(
     realistic: Path,
 ) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         short = stored(realistic, SHORT)["content"]
         for memory_id in (SHORT, LONG):
             await select(pilot, memory_id)
@@ -175,9 +170,7 @@ async def test_merge_of_marked_records_keeps_the_one_whose_text_is_chosen(
 async def test_merge_on_one_record_says_what_it_takes_and_writes_nothing(realistic: Path) -> None:
     from apphelpers import event_count
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         notes = Notes(app)
         before = event_count(realistic)
         await select(pilot, SHORT)

@@ -33,6 +33,7 @@ from apphelpers import (
     event_count,
     make_app,
     memory_list,
+    opened,
     press,
     select,
     settle,
@@ -617,9 +618,7 @@ async def test_the_dials_status_line_counts_the_records_then_as_its_toast_does(
 ) -> None:
     """At a past moment the list says "N shown of M" with M the records then (the
     toast's count), not the records now."""
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("t", *"2026-06-01", "enter")
         await until(pilot, lambda: app.state.as_of is not None, "the dial")
         await settle(pilot)

@@ -13,7 +13,7 @@ from store import MemoryStore, fixed_clock
 from store.pi.provenance import GROUNDED, NOT_STATED, best_passage, passages
 from store.pi.sessions import branch, find_session, locate, parse_source_id, read_session
 
-from apphelpers import make_app, press, select, settle, until, wait_loaded
+from apphelpers import make_app, opened, press, select, settle, until, wait_loaded
 from conftest import FIXTURE_NOW, FIXTURES
 
 SESSIONS = FIXTURES / "sessions"
@@ -144,9 +144,7 @@ async def test_enter_enter_opens_the_provenance_pane_with_the_passage_and_the_se
     from memevo_tui.screens.menu import Menu
     from memevo_tui.screens.provenance import ProvenanceScreen
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         app.state.sessions = SESSIONS
         await select(pilot, full_id(realistic, COPIED))
         await press(pilot, "enter")  # the record menu: where it came from is its first line
@@ -216,9 +214,7 @@ async def test_p_opens_it_from_review_and_from_the_detail_pane(realistic: Path) 
     from memevo_tui.screens.provenance import ProvenanceScreen
     from memevo_tui.widgets.review_list import ReviewList
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         app.state.sessions = SESSIONS
         await pilot.press("w")
         review = app.screen.query_one(ReviewList)

@@ -11,7 +11,7 @@ from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.recall_list import RecallList
 from memevo_tui.widgets.recall_pane import RecallPane
 
-from apphelpers import Notes, make_app, press, settle, stored, wait_loaded
+from apphelpers import Notes, make_app, opened, press, settle, stored, wait_loaded
 
 INJECTED = ["cd4d49e9d57a843430ffb194", "93f3ef48151edcce79f0a56e"]
 DORMANT = ["1ffdd011bb1a1e51f647de06", "39cc5ce9ca3d2186c8abb5da"]
@@ -27,9 +27,7 @@ def text_of(app: object, selector: str) -> str:
 
 
 async def test_preview_lists_injected_then_left_out_with_reasons(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("i", "slash", *"kyverno")
         await settle(pilot)
         assert app.query_one("#tabs", TabbedContent).active == "recall"
@@ -60,9 +58,7 @@ async def test_preview_lists_injected_then_left_out_with_reasons(realistic: Path
 async def test_jump_to_a_left_out_record_pin_it_and_see_the_preview_change(
     realistic: Path,
 ) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         notes = Notes(app)
         await pilot.press("slash", *"zzz-no-such-record", "enter")  # a filter hiding it
         await settle(pilot)
@@ -105,9 +101,7 @@ async def test_preview_on_the_hostile_store_stays_plain_text(hostile: Path) -> N
 
 
 async def test_from_search_the_preview_explains_that_search(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("s", "slash", *"kyverno", "enter")
         await settle(pilot)
         results = app.query_one("#search-results", MemoryList)
@@ -119,9 +113,7 @@ async def test_from_search_the_preview_explains_that_search(realistic: Path) -> 
 
 
 async def test_earlier_turns_make_a_follow_up(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("i", "slash", *"what about its port?")
         await settle(pilot)
         alone = [i for i, reason in shown(app) if reason is None]

@@ -17,7 +17,7 @@ from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.review_list import ReviewList
 from store import Memory
 
-from apphelpers import DURABLE, make_app, press, select, settle, stored, until, wait_loaded
+from apphelpers import DURABLE, make_app, opened, press, select, settle, stored, until, wait_loaded
 
 EVERY_KEY = {v.binding_id for v in KEYED} | {"list.copy", "list.copy_text"}
 
@@ -86,9 +86,7 @@ async def test_enter_on_a_record_opens_its_menu_and_a_line_does_what_it_says(
 
 
 async def test_the_review_queue_and_the_recall_preview_open_it_with_a_dot(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "w")
         review = app.query_one(ReviewList)
         await until(pilot, lambda: bool(review.rows), "the review queue")

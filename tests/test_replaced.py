@@ -26,13 +26,12 @@ from store import MemoryStore, Replaced, fixed_clock
 from apphelpers import (
     DURABLE,
     event_count,
-    make_app,
+    opened,
     press,
     select,
     settle,
     stored,
     until,
-    wait_loaded,
 )
 from conftest import FIXTURE_NOW, FIXTURES
 
@@ -89,9 +88,7 @@ async def test_a_write_to_a_file_no_longer_at_the_path_is_refused(
 
 
 async def test_the_dashboard_says_so_writes_nothing_and_reopens_on_ctrl_r(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await select(pilot, DURABLE)
         replace_with_hostile(realistic)
         replaced = digest(realistic)
@@ -114,9 +111,7 @@ async def test_the_dashboard_says_so_writes_nothing_and_reopens_on_ctrl_r(realis
 async def test_the_live_poll_notices_a_deleted_store_and_nothing_is_created(
     realistic: Path,
 ) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         realistic.unlink()
         await until(pilot, lambda: "was deleted on disk" in (app.state.failure or ""), "a poll")
         await pilot.press("slash", *DURABLE, "enter", "p")
@@ -131,9 +126,7 @@ async def test_the_live_poll_notices_a_deleted_store_and_nothing_is_created(
 
 
 async def test_a_deleted_log_is_noticed_before_the_dialog(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await select(pilot, DURABLE)
         events = event_count(realistic)
         delete_the_log(realistic)

@@ -22,7 +22,7 @@ from memevo_tui.widgets.app_footer import AppFooter
 from memevo_tui.widgets.memory_detail import EventRow, MemoryDetail
 from store import Memory, MemoryLoad, MemoryStore, StoreError
 
-from apphelpers import DURABLE, make_app, press, select, settle, stored, until, wait_loaded
+from apphelpers import DURABLE, opened, press, select, settle, stored, until
 
 
 def footer_keys(footer: AppFooter) -> list[FooterKey]:
@@ -30,9 +30,7 @@ def footer_keys(footer: AppFooter) -> list[FooterKey]:
 
 
 async def test_the_footer_is_rebuilt_only_when_its_keys_change(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         footer = app.screen.query_one(AppFooter)
         before = footer_keys(footer)
         assert before
@@ -228,9 +226,7 @@ async def test_garbage_alive_at_a_recall_index_update_is_still_collected(
 ) -> None:
     """Updating the recall index after a write freezes nothing: ``gc.freeze`` there made
     every cycle not yet collected at that moment permanent."""
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         assert await app.state.recall_index() is not None  # built once
         await select(pilot, DURABLE)
         a, b = Node(), Node()

@@ -25,7 +25,7 @@ from memevo_tui.widgets.source_list import SourceList
 from memevo_tui.widgets.turn_list import SessionList
 from store import CorruptRow, Event, Memory, Source
 
-from apphelpers import make_app, press, settle, until, wait_loaded
+from apphelpers import make_app, opened, press, settle, until, wait_loaded
 from conftest import FIXTURES
 
 INFRA, WEBSHOP = "/home/dev/projects/infra", "/home/dev/projects/webshop"
@@ -122,9 +122,7 @@ async def test_started_inside_a_project_the_dashboard_opens_scoped_to_it(
     realistic: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(os, "getcwd", lambda: WEBSHOP + "/apps/api")
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         assert app.state.scope == Scope(WEBSHOP, WEBSHOP)
         assert all(
             r.scope == WEBSHOP for r in app.query_one(MemoryList).rows if isinstance(r, Memory)

@@ -80,11 +80,9 @@ async def test_pi_s_commits_survive_a_deleted_shm_file(
 
 async def test_the_dashboard_says_so_and_q_keeps_pi_s_commits(realistic: Path) -> None:
     """The issue's steps: an idle dashboard, ``rm -shm``, pi commits, ``q``."""
-    from apphelpers import make_app, until, wait_loaded
+    from apphelpers import opened, until
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         before = rows(realistic)
         realistic.with_name(realistic.name + "-shm").unlink()
         pi = subprocess.run([sys.executable, "-c", PI, str(realistic), str(PI_COMMITS)],

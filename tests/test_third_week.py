@@ -11,6 +11,7 @@ from apphelpers import (
     dialog_text,
     make_app,
     memory_list,
+    opened,
     press,
     select,
     settle,
@@ -28,9 +29,7 @@ LONG = "cf8f3f95303d31090296a36f"  # "... written and merged."
 async def test_u_in_review_previews_then_undoes_the_records_last_event(realistic: Path) -> None:
     from memevo_tui.views.review import ReviewView
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "w")
         view = app.query_one(ReviewView)
         await until(pilot, lambda: bool(view.queue), "the queue")
@@ -43,9 +42,7 @@ async def test_u_in_review_previews_then_undoes_the_records_last_event(realistic
 async def test_the_project_picker_offers_the_legacy_records(realistic: Path) -> None:
     from textual.widgets import OptionList
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "at")
         options = app.screen.query_one(OptionList)
         shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
@@ -85,9 +82,7 @@ async def test_an_empty_turns_list_says_why(realistic: Path) -> None:
 async def test_merge_preview_counts_only_the_texts_it_blocks(realistic: Path) -> None:
     """The kept text unchanged: only the forgotten record's text is blocked; and the
     editor's last line break is not shown as part of the kept text."""
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         for memory_id in (SHORT, LONG):
             await select(pilot, memory_id)
             await pilot.press("space")
@@ -123,9 +118,7 @@ async def test_after_a_write_in_review_the_cursor_follows_the_record(realistic: 
     from memevo_tui.views.review import ReviewView
     from memevo_tui.widgets.review_list import ReviewList
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "w")
         view = app.query_one(ReviewView)
         await until(pilot, lambda: bool(view.queue), "the queue")
@@ -219,9 +212,7 @@ async def test_the_recall_preview_keeps_the_view_keys_until_a_prompt_begins(
     prompt; the box's placeholder says how."""
     from textual.widgets import Input, TabbedContent
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         tabs = app.query_one("#tabs", TabbedContent)
         await press(pilot, "i")
         box = app.query_one("#recall-input", Input)
@@ -272,9 +263,7 @@ async def test_every_views_empty_state_says_what_is_true(realistic: Path) -> Non
     from memevo_tui.widgets.review_list import ReviewList
     from memevo_tui.widgets.source_list import SourceList
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
 
         async def typed(text: str) -> None:
             await press(pilot, "slash", *text, "enter")

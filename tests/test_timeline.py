@@ -35,6 +35,7 @@ from apphelpers import (
     last_event,
     make_app,
     memory_list,
+    opened,
     press,
     select,
     settle,
@@ -207,9 +208,7 @@ async def test_plus_and_minus_zoom_and_the_cursor_keeps_its_day(realistic: Path)
 
 
 async def test_a_change_pi_makes_is_counted_in_this_week(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "T")
         view = timeline(app)
         week = view.buckets[-1].end
@@ -254,9 +253,7 @@ async def test_d_lists_the_diff_and_enter_shows_the_record_as_it_was(realistic: 
     end = parse_ms("2026-03-14T00:00:00.000Z") or 0
     added, changed = oracle_diff(realistic, start, end)
     assert added and changed
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("D", *"2025-06-01 2026-03-14", "enter")
         await until(pilot, lambda: isinstance(app.screen, DiffScreen), "the diff")
         await settle(pilot)
@@ -288,9 +285,7 @@ async def test_d_lists_the_diff_and_enter_shows_the_record_as_it_was(realistic: 
 async def test_u_in_the_diff_undoes_the_record_s_newest_change_in_the_range(
     realistic: Path,
 ) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await select(pilot, OLD)
         await press(pilot, "p")  # a change of ours, now
         pinned = last_event(realistic)

@@ -20,6 +20,7 @@ from store.pi.turns import (
 )
 from store.recall.recall import digest, runtime_digest
 
+from apphelpers import opened
 from conftest import FIXTURE_NOW, FIXTURES
 
 SESSIONS = FIXTURES / "sessions"
@@ -613,7 +614,7 @@ async def test_a_cold_replay_runs_aside_and_keys_stay_live_meanwhile(
     import memevo_tui.core.turnlog as turnlog
     from memevo_tui.views.turns import TurnsView
 
-    from apphelpers import make_app, press, until, wait_loaded
+    from apphelpers import press, until
 
     release = threading.Event()
     ran_in: list[str] = []
@@ -625,9 +626,7 @@ async def test_a_cold_replay_runs_aside_and_keys_stay_live_meanwhile(
         return []
 
     monkeypatch.setattr(turnlog, "load_turns", slow)
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("n")
         view = app.query_one(TurnsView)
         await until(pilot, lambda: bool(ran_in), "the replay to start")

@@ -25,7 +25,7 @@ from store.learning.policy import InvalidPolicy, parse_policy
 from store.learning.status import queue_status
 from store.recall.recall import TOOL_NO_MATCH
 
-from apphelpers import make_app, press, settle, until, wait_loaded
+from apphelpers import make_app, opened, press, settle, until, wait_loaded
 from conftest import FIXTURE_NOW, FIXTURES, ROOT
 
 NOW_MS = int(parse_ms(FIXTURE_NOW) or 0)
@@ -339,9 +339,7 @@ async def test_the_recall_preview_has_the_tools_mode(realistic: Path) -> None:
     from memevo_tui.widgets.recall_list import RecallList
     from memevo_tui.widgets.recall_pane import RecallPane
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("i", "slash", *"kyverno")
         pane = app.query_one(RecallPane)
         await until(pilot, lambda: pane.result is not None and not pane.waiting, "injection")
@@ -433,9 +431,7 @@ def test_an_invalid_recovery_json_refuses_cli_writes(
 async def test_an_invalid_recovery_json_opens_the_dashboard_read_only(realistic: Path) -> None:
     (realistic.parent / "recovery.json").write_text('{"callsPerHour": 0}')
     reason = INVALID_REASON
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         assert app.state.store is not None and app.state.store.read_only
         assert reason in (app.state.store.read_only_reason or "")
         await press(pilot, "p")
@@ -624,9 +620,7 @@ async def test_ctrl_e_asks_share_or_backup_and_shares_by_default(
     from memevo_tui.screens.prompt import PromptScreen
 
     monkeypatch.chdir(tmp_path)
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "ctrl+e")
         menu = app.screen
         assert isinstance(menu, Menu) and menu.title_text == "Export 186 listed record(s) as"

@@ -15,7 +15,7 @@ from memevo_tui.keygroups import key_groups
 from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.widgets.memory_list import MemoryList
 
-from apphelpers import dialog_text, make_app, press, settle, stored, wait_loaded
+from apphelpers import dialog_text, opened, press, settle, stored
 
 
 @pytest.mark.parametrize("verb", KEYED, ids=lambda v: v.name)
@@ -46,9 +46,7 @@ def test_the_words_of_a_verb() -> None:
 
 
 async def test_bulk_adopt_names_the_origin_once_and_adopts(realistic: Path) -> None:
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await pilot.press("slash", *"origin:legacy", "enter")
         await settle(pilot)
         await press(pilot, "ctrl+a", "A")
@@ -72,9 +70,7 @@ async def test_each_view_is_a_tab_a_key_a_palette_entry_and_a_scope(realistic: P
 
     ids = {b.id for b in Dashboard.BINDINGS if not isinstance(b, tuple)}
     named_scopes = scopes()
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         tabs = app.query_one("#tabs", TabbedContent)
         for view in reversed(VIEWS):  # memories last: its key is pressed from another tab
             assert f"app.{view.id}" in ids

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from apphelpers import opened
 from conftest import FIXTURES
 
 SESSIONS = FIXTURES / "sessions"
@@ -111,11 +112,9 @@ async def test_in_review_n_opens_turns_as_everywhere_and_k_keeps_an_item(
 
     from memevo_tui.views.review import ReviewView
 
-    from apphelpers import make_app, press, wait_loaded
+    from apphelpers import press
 
-    app = make_app(realistic)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic) as (app, pilot):
         await press(pilot, "w")
         view = app.query_one(ReviewView)
         before = len(view.queue)
