@@ -450,3 +450,34 @@ async def test_review_marks_the_span_and_x_purges_after_a_preview(planted: Path)
         data = json.loads(sqlite3.connect(planted).execute(
             "SELECT data FROM memories WHERE id = ?", (RECORD,)).fetchone()[0])  # fmt: skip
         assert data["status"] == "forgotten" and "[REDACTED:purged]" in data["content"]
+
+
+def test_the_anchor_prefilter_never_drops_a_match(
+    realistic: Path, hostile: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every rule's anchors come from its own pattern; skipping a rule where no text holds
+    one finds exactly what running every rule everywhere finds: on both fixtures' rows,
+    on a secret of each kind, and on case and width variants (re's case rules)."""
+    from memevo_tui.core import secrets
+    from memevo_tui.core.secrets import anchored_rules, candidates, rules
+
+    texts = [
+        f"AWS key {AWS} and Stripe key {STRIPE}", "slack XOXB-12345-67890-abcdefghij",
+        "google AIzaSyD3xQ1vJk8Lm2Np4Qr5St6Uv7Wx8Yz9Ab0", "the staging DB PASSWORD is hunter2",
+        "the Paſſword is hunter2", "BEARER abcdefghijklmnop",
+        "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln", "https://user:pa55word@example.com/x",
+        "ghp_" + "a" * 36, "-----BEGIN RSA PRIVATE KEY-----", "--api-key=abcd1234",
+        "plain words only", "aws_secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'",
+    ]  # fmt: skip
+    for path in (realistic, hostile):
+        with closing(sqlite3.connect(path)) as db:
+            texts += [r[0] for t in ("memories", "events", "sources")
+                      for r in db.execute(f"SELECT data FROM {t}")]  # fmt: skip
+    every = {i for i, text in enumerate(texts) for _, p in rules() if p.search(text)}
+    assert every >= set(range(11))  # each planted kind is found
+    assert sum(1 for *_, anchored in anchored_rules() if anchored) >= 30
+    prefiltered = candidates(texts)
+    assert prefiltered >= every
+    monkeypatch.setattr(secrets, "anchored_rules",
+                        lambda: tuple((n, p, frozenset()) for n, p in rules()))  # fmt: skip
+    assert prefiltered == candidates(texts)  # every rule run everywhere: the same rows

@@ -27,6 +27,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
+from re import _constants as _C  # type: ignore[attr-defined]
+from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
 from store import PURGED
@@ -77,6 +79,47 @@ def rules() -> RuleSet:
     return tuple(found)
 
 
+def anchors(pattern: re.Pattern[str]) -> frozenset[str]:
+    """Literal strings, casefolded, one of which every match of ``pattern`` contains
+    (read from the pattern's own parse: a run of literals, each branch's, a repeated
+    item's); empty when none is known. A text whose casefolded form holds none of them
+    cannot match, whatever the pattern's case rules: the scan skips the pattern there."""
+    found = _required(list(_parser.parse(pattern.pattern, pattern.flags)))
+    return frozenset(a.casefold() for a in found) if found else frozenset()
+
+
+def _required(items: list[tuple[Any, Any]]) -> set[str] | None:
+    best: set[str] | None = None
+
+    def keep(found: set[str] | None) -> None:
+        nonlocal best
+        if found and (best is None or min(map(len, found)) > min(map(len, best))):
+            best = found
+
+    run: list[str] = []
+    for op, av in [*items, (None, None)]:
+        if op is _C.LITERAL:
+            run.append(chr(av))
+            continue
+        keep({"".join(run)} if run else None)
+        run = []
+        if op is _C.SUBPATTERN:
+            keep(_required(list(av[-1])))
+        elif op is _C.BRANCH:
+            alternatives = [_required(list(b)) for b in av[1]]
+            if all(alternatives):
+                keep(set().union(*(a for a in alternatives if a)))
+        elif op in (_C.MAX_REPEAT, _C.MIN_REPEAT) and av[0] >= 1:
+            keep(_required(list(av[2])))
+    return best
+
+
+@lru_cache(maxsize=1)
+def anchored_rules() -> tuple[tuple[str, re.Pattern[str], frozenset[str]], ...]:
+    """Every rule with its anchors (``anchors``)."""
+    return tuple((name, pattern, anchors(pattern)) for name, pattern in rules())
+
+
 _ESCAPES = ("\\u", "\\n", "\\r", "\\t")
 """In raw JSON, what may make a text read otherwise once decoded (a key JSON-escaped,
 a password split by an escaped line break): such a text is always decoded and scanned."""
@@ -93,8 +136,11 @@ def candidates(texts: Sequence[str]) -> set[int]:
         starts.append(at)
         at += len(text) + 1
     joined = "\x00".join(texts)
+    folded = joined.casefold()
     found = {i for i, text in enumerate(texts) if any(e in text for e in _ESCAPES)}
-    for _, pattern in rules():
+    for _, pattern, anchored in anchored_rules():
+        if anchored and not any(a in folded for a in anchored):
+            continue  # no text holds what every match would: the pattern cannot match
         for m in pattern.finditer(joined):
             found.add(bisect.bisect_right(starts, m.start()) - 1)
     return found
