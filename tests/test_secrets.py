@@ -459,7 +459,7 @@ def test_the_anchor_prefilter_never_drops_a_match(
     one finds exactly what running every rule everywhere finds: on both fixtures' rows,
     on a secret of each kind, and on case and width variants (re's case rules)."""
     from memevo_tui.core import secrets
-    from memevo_tui.core.secrets import anchored_rules, candidates, rules
+    from memevo_tui.core.secrets import anchored_rules, candidates, rules, spans
 
     texts = [
         f"AWS key {AWS} and Stripe key {STRIPE}", "slack XOXB-12345-67890-abcdefghij",
@@ -476,8 +476,14 @@ def test_the_anchor_prefilter_never_drops_a_match(
     every = {i for i, text in enumerate(texts) for _, p in rules() if p.search(text)}
     assert every >= set(range(11))  # each planted kind is found
     assert sum(1 for *_, anchored in anchored_rules() if anchored) >= 30
-    prefiltered = candidates(texts)
-    assert prefiltered >= every
-    monkeypatch.setattr(secrets, "anchored_rules",
-                        lambda: tuple((n, p, frozenset()) for n, p in rules()))  # fmt: skip
-    assert prefiltered == candidates(texts)  # every rule run everywhere: the same rows
+
+    def confirmed(rows: set[int]) -> set[int]:
+        return {i for i in rows if any(True for _ in spans(texts[i]))}
+
+    assert secrets._engines()[0] is not None  # RE2's set, the rules it cannot read left
+    assert confirmed(candidates(texts)) == every
+    monkeypatch.setattr(secrets, "_engines", lambda: (None, anchored_rules()))
+    assert confirmed(candidates(texts)) == every  # re alone, with the anchors
+    monkeypatch.setattr(secrets, "_engines",
+                        lambda: (None, tuple((n, p, frozenset()) for n, p in rules())))  # fmt: skip
+    assert confirmed(candidates(texts)) == every  # every rule run everywhere

@@ -125,11 +125,62 @@ _ESCAPES = ("\\u", "\\n", "\\r", "\\t")
 a password split by an escaped line break): such a text is always decoded and scanned."""
 
 
+def _for_re2(pattern: re.Pattern[str]) -> str:
+    """``pattern`` as RE2 reads it, matching at least what it matches: lookarounds
+    dropped (RE2 has none), a repetition's bound over 1,000 left open, the flags inline.
+    The rows it finds are scanned again with Python's ``re``, so a superset is exact."""
+    source = re.sub(r"\(\?<?[!=][^()]*\)", "", pattern.pattern)
+    source = re.sub(r"\{(\d+),\d{4,}\}", r"{\1,}", source)
+    return ("(?i)" if pattern.flags & re.IGNORECASE else "") + source
+
+
+@lru_cache(maxsize=1)
+def _engines() -> tuple[Any, tuple[tuple[str, re.Pattern[str], frozenset[str]], ...]]:
+    """RE2's set of every rule it can read (one linear pass over a row finds whether any
+    matches: a DFA, not a pass per rule), and the rules left to Python's ``re``. Without
+    RE2 installed, every rule is left to ``re``."""
+    try:
+        import re2  # type: ignore[import-untyped]
+    except ImportError:
+        return None, anchored_rules()
+    engine = re2.Set.SearchSet(re2.Options())
+    left = []
+    for rule in anchored_rules():
+        try:
+            engine.Add(_for_re2(rule[1]))
+        except Exception:  # a construct RE2 does not read (noted: its message goes to stderr)
+            left.append(rule)
+    engine.Compile()
+    return engine, tuple(left)
+
+
+def _unescaped(raw: str) -> str:
+    """A JSON text's escaped line breaks and tabs as the characters they stand for."""
+    return raw.replace("\\n", "\n").replace("\\r", "\r").replace("\\t", "\t")
+
+
 def candidates(texts: Sequence[str]) -> set[int]:
-    """The indexes of ``texts`` that may hold a secret: every rule run once over all of
-    them joined (a pass per rule, not per text), and every text with a JSON escape."""
+    """The indexes of ``texts`` that may hold a secret: every text with a JSON escape,
+    those RE2's set of the rules matches, and for the rules RE2 cannot read, each run
+    once over all the texts joined (a pass per rule, not per text), skipped where no text
+    holds its anchors."""
     if not texts:
         return set()
+    engine, left = _engines()
+    found: set[int] = set()
+    if engine is not None:
+        for i, text in enumerate(texts):
+            if "\\u" in text:  # a character escaped: decoded and scanned, whatever it is
+                found.add(i)
+                continue
+            try:  # an escaped line break read as one, as the decoded text has it
+                if engine.Match(_unescaped(text) if "\\" in text else text):
+                    found.add(i)
+            except (UnicodeError, ValueError):  # a lone surrogate: let re decide
+                found.add(i)
+    if not left:
+        return found
+    found |= {i for i, text in enumerate(texts) if any(e in text for e in _ESCAPES)}
     starts: list[int] = []
     at = 0
     for text in texts:
@@ -137,8 +188,7 @@ def candidates(texts: Sequence[str]) -> set[int]:
         at += len(text) + 1
     joined = "\x00".join(texts)
     folded = joined.casefold()
-    found = {i for i, text in enumerate(texts) if any(e in text for e in _ESCAPES)}
-    for _, pattern, anchored in anchored_rules():
+    for _, pattern, anchored in left:
         if anchored and not any(a in folded for a in anchored):
             continue  # no text holds what every match would: the pattern cannot match
         for m in pattern.finditer(joined):
