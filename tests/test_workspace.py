@@ -122,3 +122,27 @@ async def test_in_review_n_opens_turns_as_everywhere_and_k_keeps_an_item(
         assert len(view.queue) == before - 1  # kept: out of the queue until it changes
         await press(pilot, "n")
         assert app.query_one("#tabs", TabbedContent).active == "turns"
+
+
+async def test_the_timelines_enter_reorders_the_memory_list_as_of_that_day(
+    realistic: Path,
+) -> None:
+    """The moment is the workspace's: after the Timeline's enter ("dial there"), the memory
+    list (sorted by update, newest first) starts with the records updated last before it."""
+    from store import Memory, parse_ms
+
+    from apphelpers import memory_list, press, settle, until
+
+    async with opened(realistic) as (app, pilot):
+        assert memory_list(app).sort_key == "updated"
+        await press(pilot, "T", "left", "left", "enter")
+        await until(pilot, lambda: app.state.as_of is not None, "the dial")
+        await settle(pilot)
+        as_of = app.state.as_of
+        assert as_of is not None
+        shown = [r for r in memory_list(app).rows if isinstance(r, Memory)]
+        times = [parse_ms(r.updated_at) or 0.0 for r in shown]
+        assert times == sorted(times, reverse=True) and max(times) <= as_of
+        newest = max(parse_ms(r.updated_at) or 0.0 for r in app.state.rows
+                     if isinstance(r, Memory) and r.active)  # fmt: skip
+        assert times[0] == newest
