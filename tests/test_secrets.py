@@ -487,3 +487,35 @@ def test_the_anchor_prefilter_never_drops_a_match(
     monkeypatch.setattr(secrets, "_engines",
                         lambda: (None, tuple((n, p, frozenset()) for n, p in rules())))  # fmt: skip
     assert confirmed(candidates(texts)) == every  # every rule run everywhere
+
+
+def test_a_password_split_across_a_line_break_in_a_summary_is_found_and_purged(
+    realistic: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A compaction summary pi captured says the password on the next line (a JSON-escaped
+    line break in the row): the scan finds it in the source, and purge replaces it."""
+    import asyncio
+
+    from store import MemoryStore
+    from store.learning.learning import Learning
+
+    async def capture() -> None:
+        store = await MemoryStore.open(realistic)
+        try:
+            await Learning(store).capture({
+                "id": "compact:split-secret:0badc0de", "scope": "/home/dev/projects/infra",
+                "kind": "summary", "createdAt": "2026-11-01T11:00:00.000Z",
+                "content": "- the staging DB password is\nhunter2; rotate"})  # fmt: skip
+        finally:
+            await store.close()
+
+    asyncio.run(capture())
+    code, found = scan(capsys, "--db", str(realistic), "--no-sessions")
+    assert code == 1 and [(f["place"], f["rule"]) for f in found] == [
+        ("source", "Password in words")
+    ], found
+    assert main(["purge", "--all", "--yes", "--db", str(realistic)]) == 0
+    capsys.readouterr()
+    assert b"hunter2" not in realistic.read_bytes()
+    code, left = scan(capsys, "--db", str(realistic), "--no-sessions")
+    assert (code, left) == (0, []), left
