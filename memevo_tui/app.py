@@ -163,7 +163,7 @@ class MemevoApp(App[None]):
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
         """Leave (q, a signal, a lost terminal), ending an editor still running (e)."""
-        from .screens.correct import end_editors
+        from .dialogs.correct import end_editors
 
         end_editors()
         super().exit(*args, **kwargs)
@@ -290,8 +290,8 @@ class MemevoApp(App[None]):
         await learn_forever(self.state.db_path, clock=self.state.clock, stop=self._learner_stop)
 
     def action_help(self) -> None:  # help's modules are imported when first asked for
+        from .dialogs.help import HelpScreen, help_text
         from .keygroups import key_groups
-        from .screens.help import HelpScreen, help_text
 
         self.push_screen(HelpScreen(help_text(key_groups(), self._user_keymap)))
 

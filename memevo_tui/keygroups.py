@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from textual.binding import BindingType
 
+from .dialogs.confirm import ConfirmScreen
+from .dialogs.correct import CorrectScreen
+from .dialogs.help import HelpScreen
+from .dialogs.inbox import InboxScreen
+from .dialogs.menu import Menu
+from .dialogs.pager import Pager
+from .dialogs.prompt import PromptScreen
 from .keymap import PALETTE
-from .screens.confirm import ConfirmScreen
-from .screens.correct import CorrectScreen
 from .screens.dashboard import Dashboard
-from .screens.help import HelpScreen
-from .screens.inbox import InboxScreen
-from .screens.menu import Menu
-from .screens.pager import Pager
-from .screens.prompt import PromptScreen
 from .views.registry import SCREENS, VIEWS
 from .widgets.option_list import KeyedOptionList
 from .widgets.split import Split

@@ -19,7 +19,7 @@ from textual.widgets import Input
 
 from memevo_tui.app import MemevoApp
 from memevo_tui.core.view import View
-from memevo_tui.screens.confirm import ConfirmScreen
+from memevo_tui.dialogs.confirm import ConfirmScreen
 from memevo_tui.term.compat.testing import layout_pending, pending_messages
 from memevo_tui.views.base import BaseView
 from memevo_tui.widgets.memory_browser import MemoryBrowser

@@ -10,10 +10,10 @@ import pytest
 
 from memevo_tui.__main__ import main
 from memevo_tui.core.glyphs import time_left
-from memevo_tui.screens.confirm import ConfirmScreen
-from memevo_tui.screens.correct import CorrectScreen
-from memevo_tui.screens.help import HelpScreen
-from memevo_tui.screens.menu import Menu
+from memevo_tui.dialogs.confirm import ConfirmScreen
+from memevo_tui.dialogs.correct import CorrectScreen
+from memevo_tui.dialogs.help import HelpScreen
+from memevo_tui.dialogs.menu import Menu
 from memevo_tui.widgets.event_diff import EventDiff
 from memevo_tui.widgets.event_list import EventList
 from memevo_tui.widgets.memory_detail import MemoryDetail

@@ -18,7 +18,7 @@ import pytest
 from ptyrun import PtyRun
 
 from memevo_tui.core.appstate import MAX_BYTES, AppState, Visit
-from memevo_tui.screens.confirm import ConfirmScreen
+from memevo_tui.dialogs.confirm import ConfirmScreen
 from memevo_tui.term.compat.testing import notifications
 from memevo_tui.views.memories import MemoriesView
 from memevo_tui.widgets.event_list import BatchRow, EventList
@@ -497,7 +497,7 @@ async def test_undoing_a_pin_offers_unpin_first_which_blocks_nothing(realistic: 
     back and blocks nothing, so the preview offers it first (i)."""
     from textual.widgets import Button
 
-    from memevo_tui.screens.confirm import ConfirmScreen
+    from memevo_tui.dialogs.confirm import ConfirmScreen
     from memevo_tui.widgets.memory_list import MemoryList
 
     from apphelpers import dialog_text, press, stored, until

@@ -15,8 +15,8 @@ from textual import events
 from textual.widgets import Input, TabbedContent
 
 from memevo_tui.core.glyphs import time_left
-from memevo_tui.screens.confirm import ConfirmScreen
-from memevo_tui.screens.help import HelpScreen
+from memevo_tui.dialogs.confirm import ConfirmScreen
+from memevo_tui.dialogs.help import HelpScreen
 from memevo_tui.term.compat.testing import notifications
 from memevo_tui.widgets.decay import decay_words
 from memevo_tui.widgets.event_list import EventList
@@ -540,7 +540,7 @@ async def test_time_left_sorts_by_days_most_urgent_first_and_the_menu_takes_j_k(
     """A project state two days from dormancy comes before a fact with a week left and
     a decision with two, whatever share of their (different) horizons that is."""
     from memevo_tui.core.view import SORT_ORDER
-    from memevo_tui.screens.menu import Menu
+    from memevo_tui.dialogs.menu import Menu
 
     async with opened(realistic) as (app, pilot):
         await pilot.press("slash", *"state:aging", "enter")
@@ -658,7 +658,7 @@ async def test_esc_after_opening_a_line_of_the_inbox_brings_back_the_view(
     """Enter on "4 gone dormant" shows them, hidden ones too; esc clears that filter
     and hides forgotten and conflicted records again, as before."""
     from memevo_tui.core.appstate import AppState, Visit
-    from memevo_tui.screens.inbox import InboxScreen
+    from memevo_tui.dialogs.inbox import InboxScreen
 
     AppState(realistic).save_visit(Visit(230, fixed_clock("2026-10-30T12:00:00.000Z")()))
     async with opened(realistic) as (app, pilot):
@@ -732,7 +732,7 @@ async def palette(pilot: Any, words: str) -> None:
 async def test_palette_verbs_act_as_their_keys_do_in_the_view_shown(realistic: Path) -> None:
     """ "Mark or unmark" marks; a verb with records marked asks about all of them; in
     Recall, a verb acts on the recall list's record, not on the hidden memory list's."""
-    from memevo_tui.screens.confirm import ConfirmScreen
+    from memevo_tui.dialogs.confirm import ConfirmScreen
     from memevo_tui.views.memories import MemoriesView
 
     async with opened(realistic) as (app, pilot):

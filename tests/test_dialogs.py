@@ -13,8 +13,8 @@ from textual.pilot import Pilot
 from textual.widgets import Button
 
 from memevo_tui.core.appstate import AppState, Visit
-from memevo_tui.screens.dialog import Dialog
-from memevo_tui.screens.help import HelpScreen
+from memevo_tui.dialogs.dialog import Dialog
+from memevo_tui.dialogs.help import HelpScreen
 from store import fixed_clock
 
 from apphelpers import make_app, press, settle, snapshot_copy, wait_loaded

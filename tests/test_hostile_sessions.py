@@ -477,7 +477,7 @@ async def test_a_huge_prompt_shows_its_start_and_the_whole_page_by_page(
     start ("… 7.9 MB more"); ``f`` pages through the whole; keys stay live."""
     from textual.widgets import Static
 
-    from memevo_tui.screens.pager import Pager
+    from memevo_tui.dialogs.pager import Pager
     from memevo_tui.views.turns import TurnsView
     from memevo_tui.widgets.turn_list import SessionList, TurnList, describe_turn
 

@@ -16,10 +16,10 @@ import pytest
 from textual.widgets import TabbedContent
 
 from memevo_tui.core.appstate import AppState, Batch
-from memevo_tui.screens.confirm import ConfirmScreen
+from memevo_tui.dialogs.confirm import ConfirmScreen
+from memevo_tui.dialogs.inbox import InboxScreen
 from memevo_tui.screens.dashboard import Dashboard
 from memevo_tui.screens.diff import DiffScreen
-from memevo_tui.screens.inbox import InboxScreen
 from memevo_tui.term.compat.testing import notifications
 from memevo_tui.views.review import ReviewView
 from memevo_tui.widgets.diff_list import DiffList

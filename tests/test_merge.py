@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from memevo_tui.core.bulk import merge_plan, merge_problem
-from memevo_tui.screens.confirm import ConfirmScreen
-from memevo_tui.screens.correct import CorrectScreen
+from memevo_tui.dialogs.confirm import ConfirmScreen
+from memevo_tui.dialogs.correct import CorrectScreen
 from memevo_tui.widgets.event_list import BatchRow, EventList
 from memevo_tui.widgets.review_list import ReviewList
 from store import Memory, MemoryStore, fixed_clock

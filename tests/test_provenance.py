@@ -141,7 +141,7 @@ def test_a_missing_session_folder_still_shows_the_source_text(
 async def test_enter_enter_opens_the_provenance_pane_with_the_passage_and_the_session(
     realistic: Path,
 ) -> None:
-    from memevo_tui.screens.menu import Menu
+    from memevo_tui.dialogs.menu import Menu
     from memevo_tui.screens.provenance import ProvenanceScreen
 
     async with opened(realistic) as (app, pilot):

@@ -13,7 +13,7 @@ from test_unix import cli
 from textual.widgets import OptionList
 
 from memevo_tui.core.scope import ALL, AUTO, Scope, origins_by_size, project_for, start_scope
-from memevo_tui.screens.menu import Menu
+from memevo_tui.dialogs.menu import Menu
 from memevo_tui.views.history import HistoryView
 from memevo_tui.views.learning import LearningView
 from memevo_tui.views.review import ReviewView

@@ -411,7 +411,7 @@ def test_the_past_shows_a_purged_text_and_says_when(
 async def test_review_marks_the_span_and_x_purges_after_a_preview(planted: Path) -> None:
     """The secret heads Review; its span is marked in the detail; X previews every place
     it sits and, with y, purges it: the store holds no copy, the record is forgotten."""
-    from memevo_tui.screens.confirm import ConfirmScreen
+    from memevo_tui.dialogs.confirm import ConfirmScreen
     from memevo_tui.views.review import ReviewView
     from memevo_tui.widgets.review_detail import ReviewDetail, describe_item
 

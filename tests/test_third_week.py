@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memevo_tui.screens.confirm import ConfirmScreen
-from memevo_tui.screens.correct import CorrectScreen
+from memevo_tui.dialogs.confirm import ConfirmScreen
+from memevo_tui.dialogs.correct import CorrectScreen
 
 from apphelpers import (
     dialog_text,
@@ -237,7 +237,7 @@ async def test_the_view_has_the_focus_again_when_a_dialog_closes(realistic: Path
     from textual.widgets._footer import FooterKey
 
     from memevo_tui.core.appstate import AppState, Visit
-    from memevo_tui.screens.inbox import InboxScreen
+    from memevo_tui.dialogs.inbox import InboxScreen
 
     AppState(realistic).save_visit(Visit(230, 1_793_361_600_000))  # 2026-10-30 12:00
     app = make_app(realistic)

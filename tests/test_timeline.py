@@ -19,7 +19,7 @@ from test_live import pin_elsewhere
 from test_past import events, logged, replayed_forward
 from test_snapshots import SIZES, then
 
-from memevo_tui.screens.confirm import ConfirmScreen
+from memevo_tui.dialogs.confirm import ConfirmScreen
 from memevo_tui.screens.dashboard import Dashboard
 from memevo_tui.screens.diff import DiffScreen
 from memevo_tui.term.compat.testing import notifications
@@ -330,7 +330,7 @@ def test_each_zoom_says_its_column_in_plain_words() -> None:
 
 
 def test_help_names_a_binding_with_several_keys_once() -> None:
-    from memevo_tui.screens.help import key_rows
+    from memevo_tui.dialogs.help import key_rows
     from memevo_tui.widgets.timeline_chart import TimelineChart
 
     table = key_rows([("timeline", TimelineChart.BINDINGS)], {})

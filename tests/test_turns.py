@@ -419,7 +419,7 @@ async def test_forget_and_correct_prove_the_fix_before_writing_and_a_pin_says_it
 ) -> None:
     from pilot_keys import open_turns
 
-    from memevo_tui.screens.confirm import ConfirmScreen
+    from memevo_tui.dialogs.confirm import ConfirmScreen
     from memevo_tui.views.turns import TurnsView
     from memevo_tui.widgets.memory_list import MemoryList
 

@@ -616,8 +616,8 @@ async def test_ctrl_e_asks_share_or_backup_and_shares_by_default(
 ) -> None:
     """ctrl+e asks what the export is for; enter takes the default, Markdown to share,
     named for the day in the current directory, whatever its name ends with."""
-    from memevo_tui.screens.menu import Menu
-    from memevo_tui.screens.prompt import PromptScreen
+    from memevo_tui.dialogs.menu import Menu
+    from memevo_tui.dialogs.prompt import PromptScreen
 
     monkeypatch.chdir(tmp_path)
     async with opened(realistic) as (app, pilot):

@@ -17,8 +17,8 @@ from textual.pilot import Pilot
 
 from memevo_tui.app import MemevoApp
 from memevo_tui.core.text import one_line, plain_lines
-from memevo_tui.screens.confirm import ConfirmScreen
-from memevo_tui.screens.correct import CorrectScreen
+from memevo_tui.dialogs.confirm import ConfirmScreen
+from memevo_tui.dialogs.correct import CorrectScreen
 from memevo_tui.term.compat.testing import Toast, notifications
 from memevo_tui.widgets.memory_list import MemoryList
 from store import CorruptRow, Memory, MemoryStore, fixed_clock

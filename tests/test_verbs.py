@@ -11,8 +11,8 @@ from memevo_tui.__main__ import build_parser
 from memevo_tui.cli.parser import WRITE_VERBS
 from memevo_tui.commands import all_commands
 from memevo_tui.core.verbs import BULK_VERBS, CLI_VERBS, KEYED, VERBS, named
+from memevo_tui.dialogs.confirm import ConfirmScreen
 from memevo_tui.keygroups import key_groups
-from memevo_tui.screens.confirm import ConfirmScreen
 from memevo_tui.widgets.memory_list import MemoryList
 
 from apphelpers import dialog_text, opened, press, settle, stored

@@ -15,7 +15,7 @@ SESSIONS = FIXTURES / "sessions"
 async def test_a_fix_is_proven_in_a_fresh_dashboard_without_opening_turns(
     realistic: Path,
 ) -> None:
-    from memevo_tui.screens.confirm import ConfirmScreen
+    from memevo_tui.dialogs.confirm import ConfirmScreen
     from memevo_tui.widgets.memory_list import MemoryList
 
     from apphelpers import dialog_text, make_app, press, stored, until, wait_loaded
@@ -54,7 +54,7 @@ async def test_a_fix_is_proven_in_a_fresh_dashboard_without_opening_turns(
 async def test_a_fix_asks_first_even_before_the_replay_has_ended(realistic: Path) -> None:
     """The replay not known yet when `e` saves: it is worked out then (a notice says
     so) and the question is asked, never skipped."""
-    from memevo_tui.screens.confirm import ConfirmScreen
+    from memevo_tui.dialogs.confirm import ConfirmScreen
 
     from apphelpers import Notes, make_app, press, stored, until, wait_loaded
 

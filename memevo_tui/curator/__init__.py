@@ -32,7 +32,7 @@ from .core import GROUPS, IN_FLIGHT, CuratorCore, Write
 from .purge import Purging
 
 if TYPE_CHECKING:  # the dialogs are imported when first asked for, not at start-up
-    from ..screens.confirm import ConfirmScreen
+    from ..dialogs.confirm import ConfirmScreen
 
 __all__ = ["GROUPS", "IN_FLIGHT", "Curator", "CuratorCore", "Write"]
 
@@ -55,7 +55,7 @@ class Curator(Purging):
             duplicates = len(self.state.duplicates(memory)) if what.with_duplicates else 0
 
             def dialog(effect: str = "") -> ConfirmScreen:
-                from ..screens.confirm import verb_dialog
+                from ..dialogs.confirm import verb_dialog
 
                 return verb_dialog(what, memory.content, duplicates, effect)
 
@@ -81,7 +81,7 @@ class Curator(Purging):
     def pair(self, first: Memory, second: Memory, name: str) -> None:
         """Write the verb ``name`` that takes a pair on ``first`` and ``second``, after
         its dialog."""
-        from ..screens.confirm import pair_dialog
+        from ..dialogs.confirm import pair_dialog
 
         what = named(name)
         target = Target(first.id, first.revision, other_id=second.id)
@@ -92,7 +92,7 @@ class Curator(Purging):
         )
 
     def _edit_correction(self, row: Memory, what: Verb) -> None:
-        from ..screens.correct import edit_correction
+        from ..dialogs.correct import edit_correction
 
         def done(text: str | None) -> None:
             if text is None:
@@ -109,7 +109,7 @@ class Curator(Purging):
                 return
 
             def dialog(effect: str = "") -> ConfirmScreen:  # the fix proved, then asked
-                from ..screens.confirm import verb_dialog
+                from ..dialogs.confirm import verb_dialog
 
                 return verb_dialog(what, f"{row.content}\n  →\n{text}", 0, effect)
 

@@ -20,7 +20,7 @@ from ..messages import ReloadWanted, StoreFailed
 from ..term.keys import reopen_hint
 
 if TYPE_CHECKING:  # the dialogs are imported when first asked for, not at start-up
-    from ..screens.confirm import ConfirmScreen
+    from ..dialogs.confirm import ConfirmScreen
 
 GROUPS = ("curator-write", "curator-bulk", "curator-lookup")
 """The worker groups of the Curator's flows (tests wait for them to settle)."""
@@ -93,7 +93,7 @@ class CuratorCore:
     def ask_origin(self, then: Callable[[str], None]) -> None:
         """Adopting needs the origin: the project directory the records belong to."""
 
-        from ..screens.prompt import PromptScreen
+        from ..dialogs.prompt import PromptScreen
 
         def done(origin: str | None) -> None:
             if origin is not None and origin.strip():

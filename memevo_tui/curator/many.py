@@ -29,7 +29,7 @@ class ManyRecords(CuratorCore):
             return
         if self.refused() or self.state.store is None:
             return
-        from ..screens.correct import edit_correction
+        from ..dialogs.correct import edit_correction
 
         records = [r for r in rows if isinstance(r, Memory)]
         first = kept_first(records)
@@ -43,7 +43,7 @@ class ManyRecords(CuratorCore):
     def _preview_merge(
         self, name: str, records: Sequence[Memory], text: str, marks: Mapping[str, int] | None
     ) -> None:
-        from ..screens.confirm import blocks_note, bulk_dialog
+        from ..dialogs.confirm import blocks_note, bulk_dialog
 
         text = js_trim(text)  # as pi stores it: the editor's last line break is no text
         steps = merge_plan(name, records, text, marks)
@@ -94,7 +94,7 @@ class ManyRecords(CuratorCore):
                 f"{marked or 'none'} of them marked (by hand)."
             )
         ungrouped = self._grouping_notes()
-        from ..screens.confirm import bulk_dialog
+        from ..dialogs.confirm import bulk_dialog
 
         dialog = bulk_dialog(title, steps, [*notes, *ungrouped], grouped=not ungrouped)
 

@@ -39,7 +39,7 @@ class Purging(Undoing):
             self.app.notify("No secret found in this record: nothing to purge",
                             title="Purge", severity="warning")  # fmt: skip
             return
-        from ..screens.confirm import ConfirmScreen
+        from ..dialogs.confirm import ConfirmScreen
 
         summary = Text(
             f"{len(found.chosen)} copy(ies) in {len({f.id for f in found.chosen})} place(s) "

@@ -54,7 +54,7 @@ class Undoing(ManyRecords):
             return
         target = Target(event_id=event_id)
         inverse = inverse_of(preview)
-        from ..screens.confirm import undo_dialog
+        from ..dialogs.confirm import undo_dialog
 
         dialog = undo_dialog(what, preview, inverse)
 
@@ -102,7 +102,7 @@ class Undoing(ManyRecords):
 
         inverse = next(iter(inverses)) if len(inverses) == 1 else ""
         instead = f"{inverse.capitalize()} the {len(steps)}" if inverse else ""
-        from ..screens.confirm import blocks_note, bulk_dialog
+        from ..dialogs.confirm import blocks_note, bulk_dialog
 
         notes = [blocks_note(blocked)] if blocked else []
         dialog = bulk_dialog(title, steps, notes, instead=instead)

@@ -21,6 +21,7 @@ from textual.widgets import Header, TabbedContent, TabPane
 from ..core.inbox import Line
 from ..core.state import Change, DashboardState, Dialed, Failed, LiveChanged, LiveToggled, Warned
 from ..core.text import one_line
+from ..dialogs.inbox import InboxScreen
 from ..messages import (
     NOW,
     OpenScreen,
@@ -41,7 +42,6 @@ from ..widgets.split import Split
 from ..widgets.status_line import StatusLine
 from ..widgets.virtual_list import VirtualList
 from .dial import ask_moment, back_to_now, dial_past
-from .inbox import InboxScreen
 
 if TYPE_CHECKING:
     from ..core.scope import Scope
@@ -243,7 +243,7 @@ class Dashboard(Screen[None]):
     def action_pick_scope(self) -> None:
         """A menu of the projects pi knows (most records first), and every project."""
         from ..core.scope import ALL, Scope, origins_by_size
-        from .menu import Menu
+        from ..dialogs.menu import Menu
 
         state = self.state
         found = origins_by_size(state.rows)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from store import StoreError, iso
 
 from ..core.when import HELP, BadMoment, moment, parse_moment
-from .prompt import PromptScreen
+from ..dialogs.prompt import PromptScreen
 
 if TYPE_CHECKING:
     from .dashboard import Dashboard

@@ -25,9 +25,9 @@ from ..core.state import DashboardState
 from ..core.text import field_text, one_line
 from ..core.when import HELP, BadMoment, moment, parse_moment
 from ..curator import Curator
+from ..dialogs.prompt import PromptScreen
 from ..messages import NOW, ShowRecord
 from ..widgets.diff_list import DiffList, DiffRow, diff_rows
-from .prompt import PromptScreen
 
 if TYPE_CHECKING:
     from .dashboard import Dashboard

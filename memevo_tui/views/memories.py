@@ -36,9 +36,9 @@ from ..core.state import (
 from ..core.text import one_line
 from ..core.verbs import Verb, named
 from ..core.view import BY_RECALL_LOG, SORT_KEYS, SORTS, parse_filter
+from ..dialogs.menu import BACKUP, export_menu, sort_menu
+from ..dialogs.prompt import export_prompt
 from ..messages import StatusChanged
-from ..screens.menu import BACKUP, export_menu, sort_menu
-from ..screens.prompt import export_prompt
 from ..widgets.memory_browser import MemoryBrowser
 from ..widgets.memory_detail import MemoryDetail
 from ..widgets.memory_list import MemoryList

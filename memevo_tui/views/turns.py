@@ -278,7 +278,7 @@ class TurnsView(FilteringView):
         if row is None:
             self.notify("Open a session (enter) and highlight a prompt first", title="Turns")
             return
-        from ..screens.pager import Pager
+        from ..dialogs.pager import Pager
 
         self.app.push_screen(Pager("The prompt", row.prompt.text))
 
