@@ -329,3 +329,10 @@ async def test_postings_built_at_once_from_the_cache_are_those_built_record_by_r
     assert answers(fast) == answers(slow)
     for other in (memories[::-1], memories[1:], [replace(memories[1], content="other")]):
         assert WordCache.loads(data, b"key").prebuilt(other) is None
+
+
+def test_the_words_tag_hashes_each_rule_module_it_names() -> None:
+    """The tag is made from the code of every module that decides a record's words: each
+    is a file where the store keeps it (none falls back to the version unnoticed)."""
+    store_root = Path(wordcache.__file__).parents[1]
+    assert all((store_root / name).is_file() for name in wordcache._RULES), wordcache._RULES

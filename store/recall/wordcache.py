@@ -56,8 +56,14 @@ if TYPE_CHECKING:
 
 MAGIC = b"memevo-words\x00v1\n"
 FORMAT = 1
-_RULES = ("features.py", "redact.py", "recall.py", "js.py")
-"""The modules whose code decides a record's words."""
+_RULES = (
+    "recall/features.py",
+    "recall/concepts.py",
+    "write/redact.py",
+    "recall/recall.py",
+    "js.py",
+)
+"""The modules whose code decides a record's words (paths under ``store/``)."""
 
 
 @lru_cache(maxsize=1)
@@ -65,7 +71,7 @@ def tag() -> str:
     """What the words are made with: a hash of the code that makes them and the ICU
     that segments them. Words made by other code, or another ICU, are not used."""
     h = hashlib.blake2b(digest_size=12)
-    here = Path(__file__).parent
+    here = Path(__file__).parents[1]
     for name in _RULES:
         try:
             h.update((here / name).read_bytes())
