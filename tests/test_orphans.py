@@ -84,7 +84,7 @@ def test_a_signal_taken_by_another_thread_while_a_pool_starts_ends_the_pool() ->
     the pool's block, so the pool is terminated, never lost as its start is cut short."""
     import threading
 
-    from store.recall.wordcache import _started_whole
+    from store.recall.pool import started_whole
 
     seen: list[str] = []
 
@@ -119,7 +119,7 @@ def test_a_signal_taken_by_another_thread_while_a_pool_starts_ends_the_pool() ->
 
     previous = signal.signal(signal.SIGTERM, leave)
     try:
-        with pytest.raises(_Leaving), _started_whole(start):  # type: ignore[arg-type]
+        with pytest.raises(_Leaving), started_whole(start):  # type: ignore[arg-type]
             seen.append("worked")
     finally:
         signal.signal(signal.SIGTERM, previous)

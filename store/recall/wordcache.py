@@ -23,22 +23,17 @@ The digest is keyed (``key``: a secret the caller keeps where only the user can 
 it), so bytes written by anyone without the key, or changed by hand, are refused as
 damage is. Nothing read is trusted: bytes that are not exactly this format, made with other
 rules, or with any count, bound or number out of place give an empty cache (every
-record extracted again). Where the bytes live, and how they are written, is the
-caller's business (no file access here).
+record extracted again). Where the bytes live is the caller's business (no file here).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
 import json
-import os
-import signal
 import struct
 import sys
-import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,9 +45,10 @@ from ..lifeline import die_with_parent
 from ..records.model import Memory
 from .features import ICU_AVAILABLE
 from .index import RecordWords, record_words, text_words
+from .pool import children_quiet, started_whole
 
 if TYPE_CHECKING:
-    from multiprocessing.pool import Pool
+    pass
 
 MAGIC = b"memevo-words\x00v1\n"
 FORMAT = 1
@@ -205,8 +201,8 @@ class WordCache:
         # their work; and each worker ends with this process should it die first.
         context = multiprocessing.get_context("spawn")
         with (
-            _children_quiet(),
-            _started_whole(lambda: context.Pool(workers, initializer=die_with_parent)) as pool,
+            children_quiet(),
+            started_whole(lambda: context.Pool(workers, initializer=die_with_parent)) as pool,
         ):
             texts = [[(m.content, m.search_terms) for m, _ in part] for part in parts]
             for part, found in zip(parts, pool.imap(_texts_words, texts), strict=True):
@@ -287,71 +283,6 @@ class WordCache:
         except (ValueError, TypeError, KeyError, struct.error, UnicodeDecodeError):
             kept = None
         return cls(kept=kept) if kept is not None else cls()
-
-
-_HELD = {getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, n)}
-
-
-@contextlib.contextmanager
-def _started_whole(start: Callable[[], Pool]) -> Iterator[Pool]:
-    """The pool ``start()`` makes, started with SIGTERM, SIGHUP and SIGINT held (a
-    signal taken while a pool starts would leave a worker half started, waiting for
-    what it was never sent) and entered before they are let through: a signal held is
-    taken inside the pool's own block, so the pool is terminated, never left running
-    while this process leaves. Held by handlers that note the signal, not by a mask:
-    another thread (a database connection's) would take a masked one for the process."""
-    held: list[int] = []
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in _HELD:
-            previous[sig] = signal.signal(sig, lambda signum, _frame: held.append(signum))
-
-    def let_through() -> None:
-        for sig, handler in previous.items():
-            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
-        previous.clear()
-        for sig in held[:1]:
-            signal.raise_signal(sig)
-
-    try:
-        pool = start()
-    except BaseException:
-        let_through()
-        raise
-    with pool:
-        let_through()
-        yield pool
-
-
-@contextlib.contextmanager
-def _children_quiet() -> Iterator[None]:
-    """While the pool lives, the processes it starts (a replacement too) write nothing
-    to the terminal: their standard error is the null device, this process's own
-    (``sys.stderr``: the progress line) still the terminal. A pool cut short by a
-    signal must not print a worker's traceback over the user's shell; a worker's
-    failure reaches this process as the exception of its part."""
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError, AttributeError):
-        yield
-        return
-    old = sys.stderr
-    try:
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, 2)
-        os.close(null)
-        sys.stderr = os.fdopen(os.dup(saved), "w", buffering=1,
-                               encoding=getattr(old, "encoding", None) or "utf-8",
-                               errors="backslashreplace")  # fmt: skip
-        yield
-    finally:
-        if sys.stderr is not old:
-            with contextlib.suppress(OSError, ValueError):
-                sys.stderr.close()
-            sys.stderr = old
-        os.dup2(saved, 2)
-        os.close(saved)
 
 
 def _texts_words(texts: list[tuple[str, tuple[str, ...]]]) -> list[RecordWords]:
