@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from store import CorruptRow, Memory, MemoryStore, fixed_clock, past
+from store import CorruptRow, Memory, MemoryStore, fixed_clock
 from store.js import parse_ms
+from store.past import past
 from store.past.past import PastLog
 from store.past.pastkeep import decode
 

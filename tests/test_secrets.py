@@ -441,8 +441,10 @@ async def test_review_marks_the_span_and_x_purges_after_a_preview(planted: Path)
             assert db.execute("SELECT count(*) FROM memories WHERE data LIKE ?",
                               (f"%{AWS}%",)).fetchone()[0] == 1  # fmt: skip
         await press(pilot, "y")
-        await until(pilot, lambda: any(n.title == "Purged" for n in app._notifications),
-                    "the receipt")  # fmt: skip
+        await until(pilot, lambda: any(n.title.startswith("Purge") for n in app._notifications),
+                    f"the receipt ({app.screen!r}, {app.held_notices._held})")  # fmt: skip
+        told = [(n.title, n.message) for n in app._notifications]
+        assert any(title == "Purged" for title, _ in told), told
         await settle(pilot)
         receipt = next(n.message for n in app._notifications if n.title == "Purged")
         assert "left in the store: 0" in receipt, receipt

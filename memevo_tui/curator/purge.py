@@ -66,6 +66,12 @@ class Purging(Undoing):
         except (StoreError, CannotPurge) as exc:
             self.app.notify(f"Nothing purged: {exc}", title="Purge", severity="error")
             return
+        except Exception as exc:  # after the transaction: say what happened, never nothing
+            self.app.notify(f"The purge stopped: {type(exc).__name__}: {exc}; run "
+                            "memevo-tui secrets to see what is left", title="Purge",
+                            severity="error")  # fmt: skip
+            self.app.post_message(ReloadWanted())
+            return
         rows = sum(receipt["written"].values())
         self.app.notify(
             f"{len(receipt['forgotten'])} record(s) forgotten; {receipt['copies']} copy(ies) "
