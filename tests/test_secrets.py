@@ -521,3 +521,26 @@ def test_a_password_split_across_a_line_break_in_a_summary_is_found_and_purged(
     assert b"hunter2" not in realistic.read_bytes()
     code, left = scan(capsys, "--db", str(realistic), "--no-sessions")
     assert (code, left) == (0, []), left
+
+
+async def test_a_checkpoint_a_reader_keeps_busy_is_said_never_raised(realistic: Path) -> None:
+    """pi reading (a read transaction open) while the purge truncates the -wal: the
+    checkpoint is tried again, then said in the receipt; it never fails the purge."""
+    from store import MemoryStore
+    from store.write.purge import _truncate_wal
+
+    store = await MemoryStore.open(realistic)
+    pi = sqlite3.connect(realistic, isolation_level=None)
+    try:
+        async with store.transaction() as tx:  # something in the -wal to checkpoint
+            await tx.execute("CREATE TABLE scratch (x)")
+        await store._db.execute("PRAGMA busy_timeout = 50")  # a unit test of the module
+        pi.execute("BEGIN")
+        pi.execute("SELECT count(*) FROM memories").fetchall()  # pi's read, held
+        said = await _truncate_wal(store._db, realistic, tries=2)
+        assert said.startswith("the -wal still holds old pages"), said
+        pi.execute("COMMIT")
+        assert await _truncate_wal(store._db, realistic, tries=2) == "truncated"
+    finally:
+        pi.close()
+        await store.close()
