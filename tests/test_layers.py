@@ -1,4 +1,10 @@
-"""store/ is a data layer usable from scripts: it must never import the UI."""
+"""The layers as the code holds them: the store imports no UI (nor loads one when
+imported), every dashboard module sits in a layer of the import contract, the UI
+reaches the store through its package's names only (each of which resolves), a
+request for another view names a registered view and method, no two modules import
+each other (imports inside functions counted), and the size limits: ``app.py`` at
+most 300 lines, a dashboard module at most 450 and a function at most 80, the store
+grouped by concern with at most 12 modules at its root."""
 
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 
 A plain object the app owns (no widget). Views call it directly, with the records
 they mean: ``curate`` for one record, ``bulk`` for the marked ones, ``undo_event``
-and ``undo_batch`` from the history. Each flow checks that a write may happen now,
+and ``undo_batch`` from the history, ``purge`` for a record's secret (``X`` on any
+list of records). Each flow checks that a write may happen now,
 asks what the verb needs (``verbs.Verb.asks``: a yes in the verb's dialog, an
 origin, a new text, the event to undo), runs the store call in one of the app's
 workers, and reports the one result: the records as stored now go to the shared
@@ -11,8 +12,9 @@ was written or why not. A bulk action is journaled before its first write and
 completed after its last (``appstate``), so History shows it as one entry.
 
 Follow one key, ``p``: ``MemoryList`` binds it to ``curate('pin')`` and posts
-``CurationRequested``; the Memories view (or the screen, for Search, Recall and
-Review) calls ``Curator.curate(row, "pin")``; the verb, pin or unpin as the record
+``CurationRequested``; the Memories view calls ``Curator.curate(row, "pin")`` (from
+Search, Recall and Review the screen hands the request to it, where the marks and
+the pending pair are); the verb, pin or unpin as the record
 is, is written by ``_write`` at the revision on screen; its rows reach the state and
 every view repaints them in place. A curation key pressed while a single write is in
 flight waits for its answer, then acts on the record as that write left it.

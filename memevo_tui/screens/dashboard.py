@@ -1,4 +1,4 @@
-"""The main screen: the seven views in tabs, the status line, and the keys between them.
+"""The main screen: the eight views in tabs, the status line, and the keys between them.
 
 Only Memories is built at start-up; each other view is built and mounted the first
 time it is shown (``view``), which keeps the start-up's DOM and its restyles small.
