@@ -80,6 +80,7 @@ if TYPE_CHECKING:
     from .past import timeline as timeline
     from .past.past import UNLOGGED_JSON, Diff, Past, PastLog, diff
     from .past.timeline import Bucket, RunDay, Standing, activity, buckets, runs
+    from .pi.folders import sessions_folder, sessions_root
     from .pi.provenance import (
         NOT_STATED,
         Passage,
@@ -88,7 +89,7 @@ if TYPE_CHECKING:
         best_passage,
         searched_text,
     )
-    from .pi.sessions import session_context, sessions_folder, sessions_root
+    from .pi.sessions import session_context
     from .pi.turns import (
         RECALL_VERSION,
         Prompt,
@@ -172,11 +173,11 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "session_context": ("pi.sessions", "session_context"),
     "session_files": ("pi.turns", "session_files"),
     "session_prompts": ("pi.turns", "session_prompts"),
-    "sessions_root": ("pi.sessions", "sessions_root"),
+    "sessions_root": ("pi.folders", "sessions_root"),
     "purge_values": ("write.purge", "purge_values"),
     "replace_secrets": ("write.purge", "replaced"),
     "PURGED": ("write.purge", "MARKER"),
-    "sessions_folder": ("pi.sessions", "sessions_folder"),
+    "sessions_folder": ("pi.folders", "sessions_folder"),
     "status_report": ("learning.status", "status"),
     "tool_matches": ("recall.recall", "tool_matches"),
     "tool_text": ("recall.recall", "tool_text"),

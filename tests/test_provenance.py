@@ -10,8 +10,9 @@ import pytest
 
 from memevo_tui.__main__ import main
 from store import MemoryStore, fixed_clock
+from store.pi.folders import find_session, parse_source_id
 from store.pi.provenance import GROUNDED, NOT_STATED, best_passage, passages
-from store.pi.sessions import branch, find_session, locate, parse_source_id, read_session
+from store.pi.sessions import branch, locate, read_session
 
 from apphelpers import make_app, opened, press, select, settle, until, wait_loaded
 from conftest import FIXTURE_NOW, FIXTURES

@@ -138,7 +138,7 @@ def session_files(
     ``project``'s folder when given. A folder that cannot be read is said in
     ``problems`` (its sessions are missing from what is counted), never skipped
     silently; a missing root is no sessions."""
-    from .sessions import cwd_folder
+    from .folders import cwd_folder
 
     def unreadable(folder: Path, exc: OSError) -> None:
         if problems is not None and not isinstance(exc, FileNotFoundError):
