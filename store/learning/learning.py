@@ -9,8 +9,6 @@ recall features of §6.3 (which only affect which records a model is shown).
 from __future__ import annotations
 
 import json
-import random
-from dataclasses import dataclass, field
 from typing import Any
 
 import aiosqlite
@@ -19,57 +17,19 @@ from ..errors import Refused
 from ..js import clip_bytes, fp, iso, js_json, js_len, js_next, js_trim, parse_ms, union
 from ..recall.extract import extract
 from ..recall.features import document_features
-from ..records.model import FAILURE_CODES, Source
 from ..records.quality import may_replace
 from ..records.rows import is_paused
 from ..records.validate import search_terms_problem
 from ..store import MemoryStore
 from ..write.redact import redact
+from .failures import OUTPUT_CODES, Failing
+from .run import ClaimIn as ClaimIn
+from .run import LearningFailure as LearningFailure
+from .run import Run as Run
 
 LEASE_GRACE_MS = 30_000
 DEFAULT_TIMEOUT_MS = 120_000
-DELAYS_MS = (60_000, 300_000, 900_000, 3_600_000)
-NOW_RETRY = frozenset(("auth", "quota", "rate_limit", "context_limit", "request"))
-PAUSE_NOW = frozenset(("write_rejected", "unavailable", "safety"))
-OUTPUT_CODES = frozenset(("invalid_output", "output_limit"))
-TRANSPORT_CODES = frozenset(("provider", "timeout", "interrupted"))
 BASIS_BY_KIND = {"summary": "summary", "user": "user_statement", "progress": "tool_observation"}
-
-
-def retry_at(failures: int, now: int) -> int:
-    """The backoff formula of §2.8.5 (without jitter)."""
-    if failures >= 5:
-        return 0
-    return now + DELAYS_MS[max(0, failures - 1)]
-
-
-@dataclass(frozen=True, slots=True)
-class ClaimIn:
-    """One claim as a learning model returns it (already shape-checked)."""
-
-    kind: str
-    content: str
-    replaces: str | None = None
-    search_terms: tuple[str, ...] | None = None
-
-
-@dataclass(slots=True)
-class Run:
-    source: dict[str, Any]
-    attempt: int
-    generation: int
-    model: str | None
-    memories: list[dict[str, Any]] = field(default_factory=list)
-    candidates: list[dict[str, Any]] = field(default_factory=list)
-
-
-class LearningFailure(Refused):
-    """A learning run refused with one of the failure codes of §2.8.4."""
-
-    def __init__(self, code: str, reason: str = "") -> None:
-        super().__init__(f"{code}{': ' + reason if reason else ''}")
-        self.code = code
-        self.reason = reason
 
 
 def _source_problem(source: object) -> str | None:
@@ -97,7 +57,7 @@ def _source_problem(source: object) -> str | None:
     return None
 
 
-class Learning:
+class Learning(Failing):
     """The learning-run writes of §5 over one ``MemoryStore``."""
 
     def __init__(self, store: MemoryStore) -> None:
@@ -469,113 +429,3 @@ class Learning:
             return
         record["reinforcedAt"] = iso(stamp)
         await db.execute("UPDATE memories SET data=? WHERE id=?", (js_json(record), memory_id))
-
-    # ------------------------------------------------------------ fail
-
-    async def fail(
-        self,
-        run: Run,
-        code: str = "unknown",
-        *,
-        diagnostic: dict[str, Any] | None = None,
-        jitter: random.Random | None = None,
-    ) -> None:
-        """§5.7: record a failed attempt, its backoff and any route cool-down."""
-        if code not in FAILURE_CODES:
-            raise Refused("Invalid failure code")
-        sid = run.source["id"]
-        async with self.store.transaction() as db:
-            now = int(self.store.now_ms())
-            row = await (
-                await db.execute(
-                    "SELECT failures, output_failures, last_error, calls, call_ms, diagnostic "
-                    "FROM sources WHERE id=? AND attempt=? AND state='running'",
-                    (sid, run.attempt),
-                )
-            ).fetchone()
-            outcome = "cancelled" if row is None or code == "cancelled" else "failed"
-            await self.store.finish_call(db, sid, run.attempt, outcome, code)
-            if outcome == "failed" and run.model is not None:
-                await self._cool_down(db, run.model, code, now)
-            if row is None:
-                return
-            failures, output_failures, last_error, calls, call_ms, old_diag = row
-            if code == "cancelled":
-                limits = self.store.policy.source_calls, self.store.policy.source_time_ms
-                paused = is_paused(
-                    "pending", failures, output_failures, last_error, calls, call_ms, *limits
-                )
-                await db.execute(
-                    "UPDATE sources SET state=?, lease=0, retry_at=? WHERE id=?",
-                    ("failed" if paused else "pending", now, sid),
-                )
-                return
-            failures += 1
-            if code in OUTPUT_CODES:
-                output_failures += 1
-            paused_now = failures >= 5 or output_failures >= 3 or code in PAUSE_NOW
-            if paused_now:
-                due = 0
-            elif code in NOW_RETRY:
-                due = now
-            else:
-                due = retry_at(failures, now)
-                if jitter is not None and due > now:
-                    due += int((due - now) * jitter.random() * 0.2)
-            await db.execute(
-                "UPDATE sources SET state='failed', lease=0, failures=?, output_failures=?, "
-                "retry_at=?, failed_at=?, last_error=?, diagnostic=? WHERE id=?",
-                (
-                    failures,
-                    output_failures,
-                    due,
-                    now,
-                    code,
-                    js_json(diagnostic) if diagnostic else old_diag,
-                    sid,
-                ),
-            )
-
-    async def _cool_down(self, db: aiosqlite.Connection, model: str, code: str, now: int) -> None:
-        """Route cool-downs of §5.8."""
-        provider = model.split("/", 1)[0]
-        route: str | None = None
-        delay = 0
-        if code == "auth":
-            route, delay = f"provider:{provider}", 900_000
-        elif code == "quota":
-            route, delay = f"provider:{provider}", 3_600_000
-        elif code == "rate_limit":
-            route, delay = f"model:{model}", 60_000
-        elif code in ("request", "context_limit"):
-            route, delay = f"model:{model}", 3_600_000
-        elif code in TRANSPORT_CODES or code in OUTPUT_CODES:
-            group = TRANSPORT_CODES if code in TRANSPORT_CODES else OUTPUT_CODES
-            marks = ",".join("?" * len(group))
-            row = await (
-                await db.execute(
-                    f"SELECT count(*) FROM model_calls WHERE model=? AND outcome='failed' "
-                    f"AND finished_at > ? AND code IN ({marks})",
-                    (model, now - 900_000, *sorted(group)),
-                )
-            ).fetchone()
-            if row is not None and row[0] >= 2:
-                route, delay = f"model:{model}", 900_000
-        if route is not None:
-            await db.execute(
-                "INSERT INTO route_health VALUES (?,?,?) ON CONFLICT(id) DO UPDATE SET "
-                "until=max(until, excluded.until), code=excluded.code",
-                (route, now + delay, code),
-            )
-
-    async def recover_expired(self) -> int:
-        """§5.7: fail every running source whose lease has expired as ``interrupted``."""
-        now = int(self.store.now_ms())
-        rows = await self.store.sources()
-        expired = [
-            s for s in rows if isinstance(s, Source) and s.state == "running" and s.lease <= now
-        ]
-        for s in expired:
-            model = s.call_models[-1] if s.call_models else None
-            await self.fail(Run(s.data, s.attempt, 0, model), "interrupted")
-        return len(expired)

@@ -1,0 +1,38 @@
+"""A learning run as the store sees it: the claims a model returns, the run begun,
+and a refusal with one of pi's failure codes (§2.8.4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import Refused
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimIn:
+    """One claim as a learning model returns it (already shape-checked)."""
+
+    kind: str
+    content: str
+    replaces: str | None = None
+    search_terms: tuple[str, ...] | None = None
+
+
+@dataclass(slots=True)
+class Run:
+    source: dict[str, Any]
+    attempt: int
+    generation: int
+    model: str | None
+    memories: list[dict[str, Any]] = field(default_factory=list)
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+
+
+class LearningFailure(Refused):
+    """A learning run refused with one of the failure codes of §2.8.4."""
+
+    def __init__(self, code: str, reason: str = "") -> None:
+        super().__init__(f"{code}{': ' + reason if reason else ''}")
+        self.code = code
+        self.reason = reason
