@@ -23,7 +23,6 @@ import bisect
 import json
 import os
 import re
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -32,7 +31,7 @@ from re import _constants as _C  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
-from store import PURGED
+from store import PURGED, iso
 
 RuleSet = tuple[tuple[str, re.Pattern[str]], ...]
 
@@ -389,5 +388,5 @@ def purged_note(
     dates = [at for at, records in purges if memory_id in records]
     if not dates:
         return f"its text was purged ({PURGED}), by a purge not recorded on this machine"
-    day = time.strftime("%Y-%m-%d", time.gmtime(max(dates) / 1000))
+    day = iso(max(dates))[:10]
     return f"its text was purged on {day} ({PURGED}): the secret it held is gone"
