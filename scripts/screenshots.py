@@ -106,8 +106,10 @@ async def main() -> None:
         await shoot(demo(), "dashboard", (150, 42), ["a", *["j"] * 12])
         await shoot(demo(), "dashboard-80x24", (80, 24))
         await shoot(demo(), "history", (150, 42), ["j", "j", "1", "h"])
-        await shoot(demo(), "search", (150, 42), ["s", *"caddy", "enter"])
-        await shoot(demo(), "recall", (150, 42), ["i", *"redis celery broker", "enter", "j", "j"])
+        await shoot(demo(), "search", (150, 42), ["s", "slash", *"caddy", "enter"])
+        await shoot(
+            demo(), "recall", (150, 42), ["i", "slash", *"redis celery broker", "enter", "j", "j"]
+        )
         await shoot(demo(), "learning", (150, 42), ["l", "j", "j", "j", "j", "j"])
         await shoot(demo(), "review", (150, 42), ["w", "j"])
         await shoot(demo(), "help", (150, 42), ["question_mark"])
