@@ -15,7 +15,7 @@ from pathlib import Path
 
 from store import Clock, MemoryStore, StoreError
 
-from .app import MemevoApp
+from .app.app import MemevoApp
 from .term import terminal
 from .widgets.memory_list import MemoryList
 

@@ -127,7 +127,7 @@ async def dashboard_moves(path: Path, moments: list[float]) -> list[float]:
     import os
 
     from memevo_tui.app import MemevoApp
-    from memevo_tui.screens.dial import dial_past
+    from memevo_tui.views.dial import dial_past
 
     with tempfile.TemporaryDirectory() as tmp:  # its own state: nothing kept, no visit
         os.environ["XDG_STATE_HOME"] = str(Path(tmp) / "state")

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from textual.widgets import TabbedContent
 
+from memevo_tui.app.dashboard import Dashboard
 from memevo_tui.core.appstate import AppState, Batch
 from memevo_tui.dialogs.confirm import ConfirmScreen
 from memevo_tui.dialogs.inbox import InboxScreen
-from memevo_tui.screens.dashboard import Dashboard
-from memevo_tui.screens.diff import DiffScreen
 from memevo_tui.term.compat.testing import notifications
+from memevo_tui.views.diff import DiffScreen
 from memevo_tui.views.review import ReviewView
 from memevo_tui.widgets.diff_list import DiffList
 from memevo_tui.widgets.event_list import BatchRow, EventList

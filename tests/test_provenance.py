@@ -143,7 +143,7 @@ async def test_enter_enter_opens_the_provenance_pane_with_the_passage_and_the_se
     realistic: Path,
 ) -> None:
     from memevo_tui.dialogs.menu import Menu
-    from memevo_tui.screens.provenance import ProvenanceScreen
+    from memevo_tui.views.provenance import ProvenanceScreen
 
     async with opened(realistic) as (app, pilot):
         app.state.sessions = SESSIONS
@@ -172,7 +172,7 @@ async def test_enter_enter_opens_the_provenance_pane_with_the_passage_and_the_se
 
 
 async def test_the_hostile_store_s_panes_show_text_as_text(hostile: Path) -> None:
-    from memevo_tui.screens.provenance import ProvenanceScreen
+    from memevo_tui.views.provenance import ProvenanceScreen
 
     app = make_app(hostile)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -212,7 +212,7 @@ def test_a_claim_its_source_never_states_joins_the_review_queue(realistic: Path)
 
 
 async def test_p_opens_it_from_review_and_from_the_detail_pane(realistic: Path) -> None:
-    from memevo_tui.screens.provenance import ProvenanceScreen
+    from memevo_tui.views.provenance import ProvenanceScreen
     from memevo_tui.widgets.review_list import ReviewList
 
     async with opened(realistic) as (app, pilot):

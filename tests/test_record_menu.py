@@ -9,9 +9,9 @@ from pathlib import Path
 
 from textual.widgets import OptionList
 
+from memevo_tui.app.record_menu import record_choices
 from memevo_tui.core.verbs import KEYED
 from memevo_tui.dialogs.menu import Menu
-from memevo_tui.screens.record_menu import record_choices
 from memevo_tui.views.history import HistoryView
 from memevo_tui.widgets.memory_list import MemoryList
 from memevo_tui.widgets.review_list import ReviewList

@@ -221,7 +221,7 @@ def then_loaded(*keys: str) -> Before:
     """``then``, and wait for the provenance pane to have read its sources."""
 
     async def run(pilot: Pilot[None]) -> None:
-        from memevo_tui.screens.provenance import ProvenanceScreen
+        from memevo_tui.views.provenance import ProvenanceScreen
 
         from apphelpers import until
 

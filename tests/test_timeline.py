@@ -19,10 +19,10 @@ from test_live import pin_elsewhere
 from test_past import events, logged, replayed_forward
 from test_snapshots import SIZES, then
 
+from memevo_tui.app.dashboard import Dashboard
 from memevo_tui.dialogs.confirm import ConfirmScreen
-from memevo_tui.screens.dashboard import Dashboard
-from memevo_tui.screens.diff import DiffScreen
 from memevo_tui.term.compat.testing import notifications
+from memevo_tui.views.diff import DiffScreen
 from memevo_tui.views.timeline import ZOOMS, TimelineView
 from memevo_tui.widgets.diff_list import DiffList
 from memevo_tui.widgets.timeline_chart import Panel, TimelineChart, column_cells, heights

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from memevo_tui.__main__ import build_parser
+from memevo_tui.app.commands import all_commands
+from memevo_tui.app.keygroups import key_groups
 from memevo_tui.cli.parser import WRITE_VERBS
-from memevo_tui.commands import all_commands
 from memevo_tui.core.verbs import BULK_VERBS, CLI_VERBS, KEYED, VERBS, named
 from memevo_tui.dialogs.confirm import ConfirmScreen
-from memevo_tui.keygroups import key_groups
 from memevo_tui.widgets.memory_list import MemoryList
 
 from apphelpers import dialog_text, opened, press, settle, stored
@@ -64,9 +64,9 @@ async def test_bulk_adopt_names_the_origin_once_and_adopts(realistic: Path) -> N
 async def test_each_view_is_a_tab_a_key_a_palette_entry_and_a_scope(realistic: Path) -> None:
     from textual.widgets import TabbedContent
 
-    from memevo_tui.keygroups import scopes
-    from memevo_tui.screens.dashboard import Dashboard
-    from memevo_tui.views.registry import VIEWS
+    from memevo_tui.app.dashboard import Dashboard
+    from memevo_tui.app.keygroups import scopes
+    from memevo_tui.app.registry import VIEWS
 
     ids = {b.id for b in Dashboard.BINDINGS if not isinstance(b, tuple)}
     named_scopes = scopes()
@@ -89,8 +89,8 @@ def test_every_palette_entry_names_an_action_that_is_there() -> None:
     import ast
 
     from memevo_tui.app import MemevoApp
-    from memevo_tui.screens.dashboard import Dashboard
-    from memevo_tui.views.registry import SCREENS, VIEWS
+    from memevo_tui.app.dashboard import Dashboard
+    from memevo_tui.app.registry import SCREENS, VIEWS
 
     views = {v.id: v.cls for v in VIEWS}
     seen = set()

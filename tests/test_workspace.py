@@ -91,7 +91,7 @@ async def test_the_recall_log_shows_in_the_detail_pane_once_known(realistic: Pat
 
 
 async def test_the_palette_says_the_key_a_binding_has_after_a_remap(realistic: Path) -> None:
-    from memevo_tui.commands import MemevoCommands
+    from memevo_tui.app.commands import MemevoCommands
 
     from apphelpers import make_app, wait_loaded
 

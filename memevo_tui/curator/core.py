@@ -16,8 +16,8 @@ from store import Changed, CorruptRow, Memory, MemoryStore, Refused, Replaced, S
 from ..core.state import DashboardState, Row
 from ..core.text import one_line
 from ..core.verbs import Target, Verb, named
-from ..messages import ReloadWanted, StoreFailed
-from ..term.keys import reopen_hint
+from ..widgets.keys import reopen_hint
+from ..widgets.messages import ReloadWanted, StoreFailed
 
 if TYPE_CHECKING:  # the dialogs are imported when first asked for, not at start-up
     from ..dialogs.confirm import ConfirmScreen

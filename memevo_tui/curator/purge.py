@@ -11,7 +11,7 @@ from rich.text import Text
 from store import PURGED, StoreError
 
 from ..core.purging import EXPORTS_NOTE, CannotPurge, PurgePlan, carry_out, plan
-from ..messages import ReloadWanted
+from ..widgets.messages import ReloadWanted
 from .undo import Undoing
 
 SESSIONS_NOTE = ("pi's session files keep the user's own words: they are rewritten only by "

@@ -9,7 +9,7 @@ from ..core.appstate import Batch
 from ..core.bulk import AnyStep, UndoStep, plan
 from ..core.text import one_line
 from ..core.verbs import Target, inverse_of, named
-from ..messages import StoreFailed
+from ..widgets.messages import StoreFailed
 from .many import ManyRecords
 
 

@@ -20,7 +20,7 @@ from textual.widgets import Button, Static, TextArea
 
 from store import js_len, js_trim
 
-from ..term.keys import key_for
+from ..widgets.keys import key_for
 from .dialog import Dialog
 
 MIN_LEN, MAX_LEN = 4, 800

@@ -13,9 +13,9 @@ from textual.widgets import Input
 from ..core.filters import Field, Query, parse, say
 from ..core.state import Change, DashboardState
 from ..curator import IN_FLIGHT, Curator
-from ..messages import PurgeAsked, StateChanged
 from ..widgets.debounced_input import DebouncedInput
 from ..widgets.filter_box import FilterBox
+from ..widgets.messages import PurgeAsked, StateChanged
 from ..widgets.virtual_list import VirtualList
 
 

@@ -34,10 +34,10 @@ from ..core.state import (
 from ..core.text import no_match, one_line
 from ..core.verbs import LOGGED
 from ..core.view import KIND_NAMES
-from ..messages import StatusChanged, StoreFailed
 from ..widgets.event_diff import EventDiff
 from ..widgets.event_list import BatchRow, EventList, HistoryRow, verb
 from ..widgets.filter_box import FilterBox
+from ..widgets.messages import StatusChanged, StoreFailed
 from ..widgets.split import Split
 from .base import FilteringView
 

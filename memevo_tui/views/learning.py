@@ -29,9 +29,9 @@ from store import (
 from ..core.filters import Field, Query
 from ..core.state import Change, DashboardState, Dialed, LiveChanged, Reloaded, Scoped
 from ..core.text import no_match, one_line
-from ..messages import ShowView, StatusChanged, StoreFailed
 from ..widgets.filter_box import FilterBox
 from ..widgets.learning_status import LearningStatus
+from ..widgets.messages import ShowView, StatusChanged, StoreFailed
 from ..widgets.source_detail import SourceDetail
 from ..widgets.source_list import STATE_GLYPHS, SourceList, next_change, source_state
 from ..widgets.split import Split

@@ -17,8 +17,8 @@ from textual.binding import Binding, BindingType
 from store import Memory
 
 from ..core.state import DashboardState, Row
-from ..messages import StatusChanged
 from ..widgets.memory_list import MemoryList
+from ..widgets.messages import StatusChanged
 from .base import BaseView
 
 

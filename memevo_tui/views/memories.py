@@ -38,10 +38,10 @@ from ..core.verbs import Verb, named
 from ..core.view import BY_RECALL_LOG, SORT_KEYS, SORTS, parse_filter
 from ..dialogs.menu import BACKUP, export_menu, sort_menu
 from ..dialogs.prompt import export_prompt
-from ..messages import StatusChanged
 from ..widgets.memory_browser import MemoryBrowser
 from ..widgets.memory_detail import MemoryDetail
 from ..widgets.memory_list import MemoryList
+from ..widgets.messages import StatusChanged
 from .marks import MarkingView
 
 if TYPE_CHECKING:  # export is imported when first used

@@ -18,7 +18,7 @@ from textual.message import Message
 from store import DigestLine, Purpose, Recall, StoreError, digest
 
 from ..core.state import Change, Dialed, LiveChanged, OwnWrite, Scoped
-from ..messages import StatusChanged, StoreFailed
+from ..widgets.messages import StatusChanged, StoreFailed
 from ..widgets.recall_pane import CHOSEN, WITH_DIGEST, RecallPane
 from .base import BaseView
 

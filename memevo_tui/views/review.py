@@ -22,8 +22,8 @@ from ..core.filters import Field
 from ..core.review import REASONS, Item, Row, build, counts
 from ..core.state import Change, DashboardState, Dialed, Failed, OwnWrite, Scoped
 from ..core.text import one_line
-from ..messages import StatusChanged, StoreFailed
 from ..widgets.filter_box import FilterBox
+from ..widgets.messages import StatusChanged, StoreFailed
 from ..widgets.review_detail import ReviewDetail
 from ..widgets.review_list import ReviewList
 from ..widgets.split import Split

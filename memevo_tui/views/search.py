@@ -16,10 +16,10 @@ from store import Recall, StoreError
 
 from ..core.state import Change, DashboardState, Dialed, LiveChanged, OwnWrite, Row, Scoped
 from ..core.text import one_line
-from ..messages import StatusChanged, StoreFailed
 from ..widgets.debounced_input import DebouncedInput
 from ..widgets.memory_detail import MemoryDetail
 from ..widgets.memory_list import MemoryList
+from ..widgets.messages import StatusChanged, StoreFailed
 from ..widgets.split import Split
 from .base import BaseView
 

@@ -40,7 +40,7 @@ from store import (
 )
 
 from ..core.state import Change, DashboardState, LiveChanged, OwnWrite, Reloaded, Scoped
-from ..messages import NOW, ShowView, StatusChanged, StoreFailed
+from ..widgets.messages import NOW, ShowView, StatusChanged, StoreFailed
 from ..widgets.timeline_chart import Panel, TimelineChart, day_label
 from .base import BaseView
 

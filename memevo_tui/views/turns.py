@@ -25,8 +25,8 @@ from store import MAX_QUERY_BYTES, RECALL_VERSION, StoreError, Turn
 from ..core.filters import Field, Query
 from ..core.state import Change, DashboardState, OwnWrite, Reloaded, Scoped
 from ..core.turnlog import SessionTurns
-from ..messages import ShowView, StatusChanged, StoreFailed
 from ..widgets.filter_box import FilterBox
+from ..widgets.messages import ShowView, StatusChanged, StoreFailed
 from ..widgets.split import Split
 from ..widgets.turn_list import SessionList, TurnDetail, TurnList
 from .base import FilteringView

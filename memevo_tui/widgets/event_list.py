@@ -14,8 +14,8 @@ from ..core.appstate import Batch
 from ..core.glyphs import KIND_CODES
 from ..core.text import one_line
 from ..core.view import origin_name
-from ..messages import ShowProvenance, ShowRecord
 from .memory_list import PROVENANCE_BINDING
+from .messages import ShowProvenance, ShowRecord
 from .virtual_list import Column, VirtualList
 
 EventRow = Event | CorruptRow

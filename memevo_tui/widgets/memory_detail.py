@@ -20,9 +20,9 @@ from store import POLICY, PURGED, CorruptRow, Event, Memory, StoreError, iso, pa
 
 from ..core.glyphs import STATE_MEANINGS, badge, freshness_bar, state_of, time_left
 from ..core.text import visible
-from ..messages import ShowProvenance
 from .decay import DecayPlot, decay_words
 from .memory_list import PROVENANCE_BINDING
+from .messages import ShowProvenance
 from .text_pane import TextPane
 
 

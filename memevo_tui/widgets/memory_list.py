@@ -23,7 +23,7 @@ from ..core.glyphs import (
 from ..core.text import one_line
 from ..core.verbs import KEYED
 from ..core.view import origin_name
-from ..messages import PurgeAsked, ShowProvenance
+from .messages import PurgeAsked, ShowProvenance
 from .virtual_list import Column, VirtualList
 
 Row = Memory | CorruptRow

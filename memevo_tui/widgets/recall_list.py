@@ -11,7 +11,6 @@ from store import STATUS_REASONS, Candidate
 from ..core.glyphs import STATE_GLYPHS
 from ..core.text import one_line
 from ..core.verbs import ON_RECALL
-from ..messages import ShowProvenance, ShowRecord
 from .memory_list import (
     CURATION_BINDINGS,
     MENU_BINDING,
@@ -19,6 +18,7 @@ from .memory_list import (
     MemoryList,
     ask_menu,
 )
+from .messages import ShowProvenance, ShowRecord
 from .virtual_list import Column, VirtualList
 
 SHORT_REASONS: dict[str, str] = {

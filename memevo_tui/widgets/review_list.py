@@ -14,7 +14,6 @@ from ..core.review import URGENT, Item
 from ..core.text import one_line
 from ..core.verbs import DECISIONS
 from ..core.view import origin_name
-from ..messages import PurgeAsked, ShowProvenance, ShowRecord
 from .memory_list import (
     CURATION_BINDINGS,
     MENU_BINDING,
@@ -23,6 +22,7 @@ from .memory_list import (
     MemoryList,
     ask_menu,
 )
+from .messages import PurgeAsked, ShowProvenance, ShowRecord
 from .virtual_list import Column, VirtualList
 
 

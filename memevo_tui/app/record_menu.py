@@ -12,8 +12,8 @@ from store import Memory
 from ..core.text import one_line
 from ..core.verbs import KEYED, named, op_for
 from ..dialogs.menu import Menu
-from ..views.registry import VIEWS
 from ..widgets.memory_list import PROVENANCE_BINDING
+from .registry import VIEWS
 
 PROVENANCE = "provenance"
 VIEW, VERB, COPY = "view:", "verb:", "copy:"

@@ -15,10 +15,10 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.keys import format_key
 
-from .core.verbs import KEYED
-from .core.view import SORTS
-from .term.keys import key_for
-from .views.registry import SCREENS, VIEWS
+from ..core.verbs import KEYED
+from ..core.view import SORTS
+from ..widgets.keys import key_for
+from .registry import SCREENS, VIEWS
 
 
 def _in(view: str, call: str, *args: object, show: bool = False) -> str:
@@ -63,9 +63,9 @@ it is now, the user's key map applied: never written out here."""
 def default_keys() -> dict[str, str]:
     """Each binding id's default key: the dashboard's, the lists' and panes', and every
     view's (read from the registry when the palette opens, as help reads them)."""
-    from .screens.dashboard import Dashboard
-    from .widgets.split import Split
-    from .widgets.virtual_list import VirtualList
+    from ..widgets.split import Split
+    from ..widgets.virtual_list import VirtualList
+    from .dashboard import Dashboard
 
     found: dict[str, str] = {}
     groups = [Dashboard.BINDINGS, VirtualList.BINDINGS, Split.BINDINGS,

@@ -16,7 +16,7 @@ from pathlib import Path
 from textual.binding import Binding, BindingType
 from textual.keys import Keys, key_to_character
 
-from .term.compat.textual import character_to_key
+from ..term.compat.textual import character_to_key
 
 MODIFIERS = frozenset(("ctrl", "shift", "alt", "meta", "super", "hyper"))
 KEY_NAMES = frozenset(k.value for k in Keys if "+" not in k.value and not k.value.startswith("<"))

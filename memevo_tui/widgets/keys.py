@@ -6,7 +6,7 @@ from typing import Any
 
 from textual.app import App
 
-from .compat.textual import keymap_of
+from ..term.compat.textual import keymap_of
 
 RELOAD = ("app.reload", "ctrl+r")
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_HERE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent
+"""``memevo_tui/``: this module is in its ``app/`` folder."""
 
 
 def styles_dir() -> Path:
-    for candidate in (_HERE / "styles", _HERE.parent / "styles"):
+    for candidate in (_PACKAGE / "styles", _PACKAGE.parent / "styles"):
         if (candidate / "app.tcss").is_file():
             return candidate
     raise FileNotFoundError("memevo-tui's styles/app.tcss is missing from this installation")

@@ -29,7 +29,7 @@ from textual import events
 from textual.app import App
 from textual.widgets import DataTable, Input, Select, TextArea
 
-from .compat.textual import character_to_key, check_bindings
+from ..term.compat.textual import character_to_key, check_bindings
 
 OWN_KEYS = (Input, TextArea, Select, DataTable)
 """Widgets that handle keys themselves before any binding: they get every key as usual."""

@@ -17,7 +17,7 @@ from ..core.when import HELP, BadMoment, moment, parse_moment
 from ..dialogs.prompt import PromptScreen
 
 if TYPE_CHECKING:
-    from .dashboard import Dashboard
+    from ..app.dashboard import Dashboard
 
 
 def ask_moment(host: Dashboard) -> None:

@@ -1,7 +1,7 @@
 """The memevo-tui application: the store's lifecycle, live polling and the global keys.
 
 Each view (``views/``) owns its widgets, keys, workers and messages; they share
-one ``DashboardState``, and the main screen (``screens/dashboard.py``) switches
+one ``DashboardState``, and the main screen (``dashboard.py``) switches
 between them. The App opens, reads and closes the store, polls for commits by
 other connections, and holds the keymap, help and the command palette.
 """
@@ -22,15 +22,16 @@ from textual.notifications import SeverityLevel
 
 from store import LONE_SURROGATE, Clock, Memory, MemoryLoad, Replaced, StoreError, system_clock
 
-from .commands import MemevoCommands
-from .core.appstate import Visit
-from .core.live import INTERVAL, ChangePoller
-from .core.state import DashboardState, Scoped
-from .core.text import one_line, plain_lines, visible
-from .core.visits import settle_journal, since_last_visit
-from .curator import Curator
-from .keymap import PALETTE, check_keymap, keymap_path, load_keymap
-from .messages import (
+from ..core.appstate import Visit
+from ..core.live import INTERVAL, ChangePoller
+from ..core.state import DashboardState, Scoped
+from ..core.text import one_line, plain_lines, visible
+from ..core.visits import settle_journal, since_last_visit
+from ..curator import Curator
+from ..term.terminal import leave_on_signals
+from ..widgets.inert import InertText
+from ..widgets.keys import reopen_hint
+from ..widgets.messages import (
     InboxReady,
     LiveDelta,
     ReloadWanted,
@@ -38,13 +39,12 @@ from .messages import (
     StoreLoaded,
     StoreRecovered,
 )
+from ..widgets.notices import HeldNotices, Notice
+from .commands import MemevoCommands
+from .dashboard import Dashboard
+from .keymap import PALETTE, check_keymap, keymap_path, load_keymap
 from .resources import stylesheet
-from .screens.dashboard import Dashboard
-from .term.keys import reopen_hint
-from .term.terminal import leave_on_signals
-from .term.typeahead import run_binding_now, split_alt
-from .widgets.inert import InertText
-from .widgets.notices import HeldNotices, Notice
+from .typeahead import run_binding_now, split_alt
 
 
 class MemevoApp(App[None]):
@@ -163,7 +163,7 @@ class MemevoApp(App[None]):
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
         """Leave (q, a signal, a lost terminal), ending an editor still running (e)."""
-        from .dialogs.correct import end_editors
+        from ..dialogs.correct import end_editors
 
         end_editors()
         super().exit(*args, **kwargs)
@@ -290,7 +290,7 @@ class MemevoApp(App[None]):
         await learn_forever(self.state.db_path, clock=self.state.clock, stop=self._learner_stop)
 
     def action_help(self) -> None:  # help's modules are imported when first asked for
-        from .dialogs.help import HelpScreen, help_text
+        from ..dialogs.help import HelpScreen, help_text
         from .keygroups import key_groups
 
         self.push_screen(HelpScreen(help_text(key_groups(), self._user_keymap)))

@@ -22,7 +22,12 @@ from ..core.inbox import Line
 from ..core.state import Change, DashboardState, Dialed, Failed, LiveChanged, LiveToggled, Warned
 from ..core.text import one_line
 from ..dialogs.inbox import InboxScreen
-from ..messages import (
+from ..term.compat.textual import LateFocusTabs
+from ..views.base import BaseView
+from ..views.dial import ask_moment, back_to_now, dial_past
+from ..widgets.app_footer import AppFooter
+from ..widgets.memory_list import MemoryList, RecordMenuRequested
+from ..widgets.messages import (
     NOW,
     OpenScreen,
     ReloadWanted,
@@ -32,16 +37,11 @@ from ..messages import (
     StateChanged,
     StatusChanged,
 )
-from ..term.compat.textual import LateFocusTabs
-from ..views.base import BaseView
-from ..views.registry import SCREENS, VIEWS
-from ..widgets.app_footer import AppFooter
-from ..widgets.memory_list import MemoryList, RecordMenuRequested
 from ..widgets.notices import dialog_closed, dialog_opened
 from ..widgets.split import Split
 from ..widgets.status_line import StatusLine
 from ..widgets.virtual_list import VirtualList
-from .dial import ask_moment, back_to_now, dial_past
+from .registry import SCREENS, VIEWS
 
 if TYPE_CHECKING:
     from ..core.scope import Scope
@@ -314,14 +314,14 @@ class Dashboard(Screen[None]):
 
     def on_show_provenance(self, message: ShowProvenance) -> None:
         """P on any list of records (enter in the memory list): where it came from."""
-        from .provenance import ProvenanceScreen
+        from ..views.provenance import ProvenanceScreen
 
         state, memory_id = self.state, message.memory_id
         self.app.push_screen(ProvenanceScreen(memory_id, lambda: state.provenance(memory_id)))
 
     def on_record_menu_requested(self, message: RecordMenuRequested) -> None:
         """``enter`` or ``.`` on a record: the menu of what can be done to it."""
-        from ..term.keys import key_for
+        from ..widgets.keys import key_for
         from .record_menu import COPY, PROVENANCE, VERB, VIEW, record_menu, view_query
 
         source, record = message.source, message.record

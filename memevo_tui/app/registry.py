@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from textual.binding import Binding, BindingType
 
 if TYPE_CHECKING:
-    from .base import BaseView
+    from ..views.base import BaseView
 
 Keys = Callable[[], list[BindingType]]
 
@@ -238,11 +238,11 @@ SCREENS: tuple[ScreenEntry, ...] = (
         "diff",
         "D",
         "Diff",
-        "screens.diff:open_diff",
+        "views.diff:open_diff",
         "Diff: the records added, changed and removed between two moments",
         "Diff… the records added, changed and removed between two moments",
         "diff",
-        _of("screens.diff:DiffScreen", "widgets.diff_list:DiffList"),
+        _of("views.diff:DiffScreen", "widgets.diff_list:DiffList"),
     ),
 )
 """The views that open over the tabs."""

@@ -7,19 +7,19 @@ from __future__ import annotations
 
 from textual.binding import BindingType
 
-from .dialogs.confirm import ConfirmScreen
-from .dialogs.correct import CorrectScreen
-from .dialogs.help import HelpScreen
-from .dialogs.inbox import InboxScreen
-from .dialogs.menu import Menu
-from .dialogs.pager import Pager
-from .dialogs.prompt import PromptScreen
+from ..dialogs.confirm import ConfirmScreen
+from ..dialogs.correct import CorrectScreen
+from ..dialogs.help import HelpScreen
+from ..dialogs.inbox import InboxScreen
+from ..dialogs.menu import Menu
+from ..dialogs.pager import Pager
+from ..dialogs.prompt import PromptScreen
+from ..widgets.option_list import KeyedOptionList
+from ..widgets.split import Split
+from ..widgets.virtual_list import VirtualList
+from .dashboard import Dashboard
 from .keymap import PALETTE
-from .screens.dashboard import Dashboard
-from .views.registry import SCREENS, VIEWS
-from .widgets.option_list import KeyedOptionList
-from .widgets.split import Split
-from .widgets.virtual_list import VirtualList
+from .registry import SCREENS, VIEWS
 
 
 def key_groups() -> list[tuple[str, list[BindingType]]]:

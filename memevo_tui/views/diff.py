@@ -26,11 +26,11 @@ from ..core.text import field_text, one_line
 from ..core.when import HELP, BadMoment, moment, parse_moment
 from ..curator import Curator
 from ..dialogs.prompt import PromptScreen
-from ..messages import NOW, ShowRecord
 from ..widgets.diff_list import DiffList, DiffRow, diff_rows
+from ..widgets.messages import NOW, ShowRecord
 
 if TYPE_CHECKING:
-    from .dashboard import Dashboard
+    from ..app.dashboard import Dashboard
 
 
 @dataclass(frozen=True, slots=True)

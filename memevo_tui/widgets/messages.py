@@ -11,9 +11,9 @@ from textual.message import Message
 
 from store import Memory, MemoryLoad, StoreError
 
-from .core.inbox import Line
-from .core.live import Delta
-from .core.state import Change
+from ..core.inbox import Line
+from ..core.live import Delta
+from ..core.state import Change
 
 
 class StateChanged(Message, bubble=False):
@@ -128,7 +128,7 @@ class ShowView(Message):
 
 
 class OpenScreen(Message):
-    """Open a registered screen (``views.registry.SCREENS``) by its id, with ``args``."""
+    """Open a registered screen (``app.registry.SCREENS``) by its id, with ``args``."""
 
     def __init__(self, screen: str, *args: object) -> None:
         super().__init__()
