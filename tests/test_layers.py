@@ -9,6 +9,7 @@ grouped by concern with at most 12 modules at its root."""
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -125,7 +126,7 @@ def test_every_request_for_another_view_names_a_registered_view_and_its_method()
     tree = ast.parse(dashboard)
     every = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
     imported = {n.module for n in every if n.module and n.module.startswith("views.")}
-    registered = {f"views.{e.where.split(':')[0]}" for e in VIEWS} | {"views.diff"}
+    registered = {e.where.module.removeprefix("memevo_tui.") for e in VIEWS} | {"views.diff"}
     assert len(registered) == 9
     assert not imported & registered, imported
     assert "views.base" in imported
@@ -256,3 +257,26 @@ def test_each_folder_of_the_dashboard_is_named_as_one_layer() -> None:
         if p.parent.name != "cli"
     )
     assert sorted(folders) == found
+
+
+def test_the_registry_imports_later_only_what_start_up_does_not_import() -> None:
+    """``Later`` is the registry's one lazy mechanism (issue 57): every name it holds
+    is a class or function of the module it says, and start-up (the app imported)
+    has not imported that module; what start-up imports anyway is named directly."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import json, sys, memevo_tui.app.app\n"
+        "from memevo_tui.app.registry import LATER\n"
+        "print(json.dumps([[w.place, w.module, w.module in sys.modules] for w in LATER]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    later = json.loads(out.stdout)
+    assert len(later) >= 20
+    loaded_at_start = sorted({place for place, _, loaded in later if loaded})
+    assert loaded_at_start == []
+    from memevo_tui.app.registry import LATER
+
+    for entry in LATER:
+        assert callable(entry.get()), entry.place

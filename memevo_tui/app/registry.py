@@ -23,16 +23,37 @@ from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding, BindingType
 
+from ..widgets.memory_list import CURATION_BINDINGS, MemoryList
+from ..widgets.virtual_list import VirtualList
+
 if TYPE_CHECKING:
     from ..views.base import BaseView
 
 Keys = Callable[[], list[BindingType]]
 
+LATER: list[Later] = []
+"""Every name the registry imports when first asked for (``tests/test_layers.py``
+checks that each names what it says, and that start-up has not imported it: what
+start-up imports anyway is named directly)."""
 
-def _named(place: str, package: str = "memevo_tui") -> Any:
-    """What ``module:Name`` names under ``package``, its module imported now."""
-    module, name = place.split(":")
-    return getattr(importlib.import_module(f"{package}.{module}"), name)
+
+@dataclass(frozen=True, slots=True)
+class Later:
+    """A class or function of a module that start-up does not import (a view, its
+    widgets, a screen): ``module:name`` under ``memevo_tui``, imported when first asked
+    for. The registry's one lazy mechanism."""
+
+    place: str
+
+    def __post_init__(self) -> None:
+        LATER.append(self)
+
+    @property
+    def module(self) -> str:
+        return f"memevo_tui.{self.place.split(':')[0]}"
+
+    def get(self) -> Any:
+        return getattr(importlib.import_module(self.module), self.place.split(":")[1])
 
 
 def _key(key: str, action: str, title: str, entry_id: str, tooltip: str) -> Binding:
@@ -51,9 +72,9 @@ class ViewEntry:
     key: str
     title: str
     """The tab's title."""
-    where: str
-    """Its class, as ``module:Class`` under ``memevo_tui.views``: imported when the view is
-    first built, so the first screen loads only the view it shows."""
+    where: Later
+    """Its class: imported when the view is first built, so the first screen loads
+    only the view it shows."""
     tooltip: str
     """What its key does, in help."""
     palette: str
@@ -70,7 +91,7 @@ class ViewEntry:
 
     @property
     def cls(self) -> type[BaseView]:
-        found: type[BaseView] = _named(self.where, "memevo_tui.views")
+        found: type[BaseView] = self.where.get()
         return found
 
     @property
@@ -80,20 +101,20 @@ class ViewEntry:
 
 def _not_curation(bindings: list[BindingType]) -> list[BindingType]:
     """Without the curation keys (help lists them once, under the memory list)."""
-    from ..widgets.memory_list import CURATION_BINDINGS
-
     curation = {b.id for b in CURATION_BINDINGS}
     return [b for b in bindings if isinstance(b, Binding) and b.id not in curation]
 
 
-def _of(*where: str) -> Keys:
-    """The bindings of these classes (``module:Class`` under ``memevo_tui``), read when
-    asked (help, the key map): naming a view's keys imports nothing until then."""
+def _of(*where: str | type[Any]) -> Keys:
+    """The bindings of these classes (a class, or ``module:Class`` under ``memevo_tui``
+    for one start-up does not import), read when asked (help, the key map): naming a
+    view's keys imports nothing until then."""
+    classes = [Later(w) if isinstance(w, str) else w for w in where]
 
     def keys() -> list[BindingType]:
         out: list[BindingType] = []
-        for place in where:
-            out += _named(place).BINDINGS
+        for cls in classes:
+            out += (cls.get() if isinstance(cls, Later) else cls).BINDINGS
         return out
 
     return keys
@@ -108,7 +129,7 @@ def _less(keys: Keys, *, curation: bool = False, lists: bool = False) -> Keys:
         if curation:
             found = _not_curation(found)
         if lists:
-            common = _of("widgets.virtual_list:VirtualList")()
+            common = VirtualList.BINDINGS
             found = [b for b in found if b not in common]
         return found
 
@@ -120,21 +141,21 @@ VIEWS: tuple[ViewEntry, ...] = (
         "memories",
         "m",
         "Memories",
-        "memories:MemoriesView",
+        Later("views.memories:MemoriesView"),
         "Show the memory list",
         "Show memories",
         "memory list",
         _of(
             "views.memories:MemoriesView",
             "views.marks:MarkingView",
-            "widgets.memory_list:MemoryList",
+            MemoryList,
         ),
     ),
     ViewEntry(
         "history",
         "h",
         "History",
-        "history:HistoryView",
+        Later("views.history:HistoryView"),
         "Show the event history",
         "Show event history",
         "history",
@@ -145,7 +166,7 @@ VIEWS: tuple[ViewEntry, ...] = (
         "learning",
         "l",
         "Learning",
-        "learning:LearningView",
+        Later("views.learning:LearningView"),
         "Show the learning queue and its model calls",
         "Show the learning queue",
         "learning",
@@ -156,7 +177,7 @@ VIEWS: tuple[ViewEntry, ...] = (
         "search",
         "s",
         "Search",
-        "search:SearchView",
+        Later("views.search:SearchView"),
         "Search like /memory search",
         "Search memories",
     ),
@@ -164,7 +185,7 @@ VIEWS: tuple[ViewEntry, ...] = (
         "recall",
         "i",
         "Recall",
-        "recall:RecallView",
+        Later("views.recall:RecallView"),
         "Recall preview: what pi would inject for a prompt, and why",
         "Recall preview: what pi would inject",
         "recall preview",
@@ -178,7 +199,7 @@ VIEWS: tuple[ViewEntry, ...] = (
         "review",
         "w",
         "Review",
-        "review:ReviewView",
+        Later("views.review:ReviewView"),
         "The review queue: the records that need you, most urgent first",
         "Review queue: what needs a human",
         "review",
@@ -189,7 +210,7 @@ VIEWS: tuple[ViewEntry, ...] = (
         "timeline",
         "T",
         "Timeline",
-        "timeline:TimelineView",
+        Later("views.timeline:TimelineView"),
         "The store over time: records by state, events, runs and spend, from the event log",
         "Show the timeline",
         "timeline",
@@ -199,7 +220,7 @@ VIEWS: tuple[ViewEntry, ...] = (
         "turns",
         "n",
         "Turns",
-        "turns:TurnsView",
+        Later("views.turns:TurnsView"),
         "What pi injected into each past prompt of its sessions, then and now",
         "Show the turns: what pi injected, prompt by prompt",
         "turns",
@@ -216,9 +237,9 @@ class ScreenEntry:
     """``open_screen('<id>')``; its key's binding id is ``app.<id>``."""
     key: str
     title: str
-    where: str
-    """The function that opens it, as ``module:function`` under ``memevo_tui``: called
-    with the dashboard and the request's arguments, imported when first opened."""
+    where: Later
+    """The function that opens it: called with the dashboard and the request's
+    arguments, imported when first opened."""
     tooltip: str
     palette: str
     scope: str
@@ -226,7 +247,7 @@ class ScreenEntry:
     keys: Keys = _none
 
     def open(self, host: Any, *args: object) -> None:
-        _named(self.where)(host, *args)
+        self.where.get()(host, *args)
 
     @property
     def binding(self) -> Binding:
@@ -238,7 +259,7 @@ SCREENS: tuple[ScreenEntry, ...] = (
         "diff",
         "D",
         "Diff",
-        "views.diff:open_diff",
+        Later("views.diff:open_diff"),
         "Diff: the records added, changed and removed between two moments",
         "Diff… the records added, changed and removed between two moments",
         "diff",
