@@ -40,6 +40,7 @@ from ..widgets.messages import (
     StoreRecovered,
 )
 from ..widgets.notices import HeldNotices, Notice
+from .asking import DashboardHost
 from .commands import MemevoCommands
 from .dashboard import Dashboard
 from .keymap import PALETTE, check_keymap, keymap_path, load_keymap
@@ -75,7 +76,7 @@ class MemevoApp(App[None]):
             db_path, read_only=read_only, clock=clock, new_id=new_id, remember=remember
         )
         self.poller = ChangePoller(self.state)
-        self.curator = Curator(self, self.state)
+        self.curator = Curator(DashboardHost(self), self.state)
         """Every write the dashboard makes goes through it."""
         self.label = label
         self.live_demo = live_demo

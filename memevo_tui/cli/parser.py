@@ -291,6 +291,11 @@ def _serve(v: _Verbs) -> None:
     )
 
 
+PROVABLE = ("correct", "forget", "feedback")
+"""The fixes a ``--prove`` proves on pi's sessions before writing (the dashboard's
+e, d and 4)."""
+
+
 def _writes(v: _Verbs) -> None:
     """The curation verbs (``verbs.VERBS``)."""
     verb = v.verb
@@ -301,6 +306,16 @@ def _writes(v: _Verbs) -> None:
                 p.add_argument(arg, choices=FEEDBACK)
             else:
                 p.add_argument(arg, nargs="+" if arg == "text" else None)
+        if name in PROVABLE:
+            p.add_argument(
+                "--prove",
+                action="store_true",
+                help="first replay pi's sessions and say what the fix changes in the "
+                "project's recent prompts, as the dashboard asks; writes only with --yes "
+                "(or a yes typed on a terminal)",
+            )
+            p.add_argument("--yes", action="store_true", help="with --prove: write it")
+            p.add_argument("--sessions", "--session-dir", metavar="DIR", help=SESSIONS_HELP)
 
 
 def _merge(v: _Verbs) -> None:

@@ -316,6 +316,10 @@ async def _export(store: MemoryStore, args: argparse.Namespace, o: Output) -> in
 async def _write_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
     verb: str = args.verb
     await store.check()  # never write into a damaged file: it could spread the damage
+    if getattr(args, "prove", False):
+        from .prove import proved_write
+
+        return await proved_write(store, args, o)
     target = Target(
         getattr(args, "id", ""),
         text=" ".join(getattr(args, "text", ())),

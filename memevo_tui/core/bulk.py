@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from store import CorruptRow, Memory, correction_refusal, fp
 
+from .text import one_line
 from .verbs import named, op_for
 
 Row = Memory | CorruptRow
@@ -180,3 +181,14 @@ def tally(steps: Sequence[AnyStep]) -> tuple[int, int, int]:
     writes = sum(1 for s in steps if s.writes)
     unchanged = sum(1 for s in steps if s.unchanged and not s.refusal)
     return writes, unchanged, len(steps) - writes - unchanged
+
+
+def blocks_note(texts: Sequence[tuple[str, str]]) -> str:
+    """What a write does besides its change: it blocks each text in its origin (an undo,
+    pi's §4.9, even when the text did not change, as when undoing a pin or a verdict;
+    a forget or a correct, the old text). ``texts``: (origin, text) of each record."""
+    origins = sorted({one_line(origin) for origin, _ in texts})
+    where = origins[0] if len(origins) == 1 else f"{len(origins)} origins"
+    if len(texts) == 1:
+        return f"pi will also never learn this text again in {where}."
+    return f"pi will also never learn these {len(texts)} texts again in {where}."

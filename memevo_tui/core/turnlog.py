@@ -6,7 +6,7 @@ touched by the walk through the past."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,6 @@ from store import (
     FileIdentity,
     Memory,
     MemoryStore,
-    Prompt,
     Replaced,
     SessionPrompts,
     Turn,
@@ -189,37 +188,45 @@ def fix_effect(log: InjectionLog, index: Any, before: Memory, after: Memory) -> 
     by the same replay: "Of the last 100 prompts in infra, 7 would no longer get this
     record; 2 would get 8d07bdf8 instead." ``index``: the recall index of the records
     as they are now (``RecallIndex``)."""
+    return fixes_effect(log, index, [before], [after])
+
+
+def fixes_effect(
+    log: InjectionLog, index: Any, before: Sequence[Memory], after: Sequence[Memory]
+) -> str:
+    """``fix_effect`` for a write of several records at once (a merge: the kept record
+    corrected, the others forgotten), on the project of the first: a prompt loses them
+    when it got one of them and would get none."""
     from .view import origin_name
 
+    first = before[0]
+    ids = {m.id for m in before}
     prompts = sorted(
-        (t.prompt for t in log.all_turns if t.prompt.project == before.scope),
+        (t.prompt for t in log.all_turns if t.prompt.project == first.scope),
         key=lambda p: p.moment_ms,
     )[-RECENT_PROMPTS:]
-    where = origin_name(before.scope) or before.scope
+    where = origin_name(first.scope) or first.scope
     if not prompts:
         return f"No prompt of pi's sessions in {where} to prove this on."
-    changed = index.updated([after])
-
-    def injected(ix: Any, p: Prompt) -> tuple[str, ...]:
-        return injected_by(ix, p)[0]
-
+    changed = index.updated(list(after))
     lost = gained = 0
     instead: dict[str, int] = {}
     for p in prompts:
-        was, will = injected(index, p), injected(changed, p)
-        if before.id in was and before.id not in will:
+        was, will = set(injected_by(index, p)[0]), injected_by(changed, p)[0]
+        if was & ids and not ids.intersection(will):
             lost += 1
-        elif before.id in will and before.id not in was:
+        elif ids.intersection(will) and not was & ids:
             gained += 1
         for other in will:
-            if other not in was and other != before.id:
+            if other not in was and other not in ids:
                 instead[other] = instead.get(other, 0) + 1
     head = f"Of the last {len(prompts)} prompt(s) in {where}, "
     if not lost and not gained and not instead:
         return head + "none would get anything else: this moves no recent turn."
+    them = "this record" if len(ids) == 1 else "any of these records"
     said = []
     if lost or not gained:
-        said.append(f"{lost} would no longer get this record")
+        said.append(f"{lost} would no longer get {them}")
     if gained:
         said.append(f"{gained} more would get it")
     line = head + "; ".join(said)

@@ -1,6 +1,8 @@
 """The Curator: every write the dashboard makes, and nothing else.
 
-A plain object the app owns (no widget). Views call it directly, with the records
+A plain object the app owns (no widget, no Textual: the dashboard's host,
+``app/asking.py``, shows its questions as dialogs; the command line's, ``cli/asking.py``,
+on the terminal). Views call it directly, with the records
 they mean: ``curate`` for one record, ``bulk`` for the marked ones, ``undo_event``
 and ``undo_batch`` from the history, ``purge`` for a record's secret (``X`` on any
 list of records). Each flow checks that a write may happen now,
@@ -24,19 +26,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from store import Memory, correction_refusal
 
+from ..core.asking import Answer, PairQuestion, TextQuestion, VerbQuestion
 from ..core.state import Row
 from ..core.verbs import Target, Verb, named, op_for
-from .core import GROUPS, IN_FLIGHT, CuratorCore, Write
+from .core import GROUPS, CuratorCore, Write
 from .purge import Purging
 
-if TYPE_CHECKING:  # the dialogs are imported when first asked for, not at start-up
-    from ..dialogs.confirm import ConfirmScreen
-
-__all__ = ["GROUPS", "IN_FLIGHT", "Curator", "CuratorCore", "Write"]
+__all__ = ["GROUPS", "Curator", "CuratorCore", "Write"]
 
 
 class Curator(Purging):
@@ -56,10 +55,8 @@ class Curator(Purging):
         if what.asks == "confirm":
             duplicates = len(self.state.duplicates(memory)) if what.with_duplicates else 0
 
-            def dialog(effect: str = "") -> ConfirmScreen:
-                from ..dialogs.confirm import verb_dialog
-
-                return verb_dialog(what, memory.content, duplicates, effect)
+            def dialog(effect: str = "") -> VerbQuestion:
+                return VerbQuestion(what, memory.content, duplicates, effect)
 
             if what.becomes is not None:  # the fix proved first (the replay joined if needed)
                 self._run("curator-lookup", self._ask_proved(memory, what, target, dialog))
@@ -83,44 +80,38 @@ class Curator(Purging):
     def pair(self, first: Memory, second: Memory, name: str) -> None:
         """Write the verb ``name`` that takes a pair on ``first`` and ``second``, after
         its dialog."""
-        from ..dialogs.confirm import pair_dialog
-
         what = named(name)
         target = Target(first.id, first.revision, other_id=second.id)
         self.ask(
-            pair_dialog(what, first.content, second.content),
+            PairQuestion(what, first.content, second.content),
             what.name,
             lambda s: what.call(s, target),
         )
 
     def _edit_correction(self, row: Memory, what: Verb) -> None:
-        from ..dialogs.correct import edit_correction
-
-        def done(text: str | None) -> None:
-            if text is None:
+        def done(text: Answer) -> None:
+            if not isinstance(text, str):
                 return
             if text.strip() == row.content.strip():
-                self.app.notify("Text unchanged: nothing written")
+                self.say("Text unchanged: nothing written")
                 return
             target = Target(row.id, row.revision, text=text)
             if (why := correction_refusal(text)) is not None:  # pi's refusal: nothing to ask
-                self.app.notify(why, title="Refused", severity="error")
+                self.say(why, title="Refused", severity="error")
                 return
             if what.becomes is None:
                 self.write(what.name, lambda s: what.call(s, target))
                 return
 
-            def dialog(effect: str = "") -> ConfirmScreen:  # the fix proved, then asked
-                from ..dialogs.confirm import verb_dialog
-
-                return verb_dialog(what, f"{row.content}\n  →\n{text}", 0, effect)
+            def dialog(effect: str = "") -> VerbQuestion:  # the fix proved, then asked
+                return VerbQuestion(what, f"{row.content}\n  →\n{text}", 0, effect)
 
             self._run("curator-lookup", self._ask_proved(row, what, target, dialog))
 
-        edit_correction(self.app, row.id, row.content, done)
+        self.host.ask(TextQuestion(row.id, row.content), done)
 
     async def _ask_proved(
-        self, memory: Memory, what: Verb, target: Target, dialog: Callable[[str], ConfirmScreen]
+        self, memory: Memory, what: Verb, target: Target, dialog: Callable[[str], VerbQuestion]
     ) -> None:
         """Ask, having proved the write on the project's recent prompts: the same replay
         as the Turns view's, on the records as they would be after it."""

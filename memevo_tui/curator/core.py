@@ -1,31 +1,23 @@
 """The Curator's plumbing: whether a write may happen now, asking, and running one
-store write in a worker with its answer said (the package's ``Curator`` is built on it)."""
+store write in the host's worker with its answer said (the package's ``Curator`` is
+built on it). No Textual: its host (``core.asking.Host``) shows the questions."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from typing import TYPE_CHECKING, Any
-
-from textual.app import App
-from textual.worker import WorkerState
+from typing import Any
 
 from store import Changed, CorruptRow, Memory, MemoryStore, Refused, Replaced, StoreError
 
+from ..core.asking import Answer, Host, OriginQuestion, Question, Severity, Told
 from ..core.state import DashboardState, Row
 from ..core.text import one_line
 from ..core.verbs import Target, Verb, named
-from ..widgets.keys import reopen_hint
-from ..widgets.messages import ReloadWanted, StoreFailed
-
-if TYPE_CHECKING:  # the dialogs are imported when first asked for, not at start-up
-    from ..dialogs.confirm import ConfirmScreen
 
 GROUPS = ("curator-write", "curator-bulk", "curator-lookup")
 """The worker groups of the Curator's flows (tests wait for them to settle)."""
-IN_FLIGHT = (WorkerState.PENDING, WorkerState.RUNNING)
-"""A worker still working (the views' busy checks read it too)."""
 Write = Callable[[MemoryStore], Awaitable[str | None]]
 """One store write, its target bound: the event it recorded, or None."""
 
@@ -33,8 +25,8 @@ Write = Callable[[MemoryStore], Awaitable[str | None]]
 class CuratorCore:
     """What every flow of the Curator shares."""
 
-    def __init__(self, app: App[Any], state: DashboardState) -> None:
-        self.app = app
+    def __init__(self, host: Host, state: DashboardState) -> None:
+        self.host = host
         self.state = state
         self._writing = 0  # single-record writes not yet answered
         self._waiting: deque[tuple[str, str]] = deque()  # keys pressed meanwhile
@@ -43,10 +35,21 @@ class CuratorCore:
     def busy(self) -> bool:
         """A flow is in flight (a worker of the Curator's; a dialog waiting for the
         user is not in flight)."""
-        return any(w.group in GROUPS and w.state in IN_FLIGHT for w in self.app.workers)
+        return self.host.running(GROUPS)
 
     def _run(self, group: str, work: Coroutine[Any, Any, None]) -> None:
-        self.app.run_worker(work, group=group, exit_on_error=False)
+        self.host.run(group, work)
+
+    def say(
+        self,
+        text: str,
+        *,
+        title: str = "",
+        severity: Severity = "information",
+        timeout: float | None = None,
+    ) -> None:
+        """Say one thing through the host."""
+        self.host.tell(Told(text, title, severity, timeout))
 
     # ------------------------------------------------------------ may it write now
 
@@ -60,53 +63,44 @@ class CuratorCore:
                 if store is not None:
                     store.check_file()
             except Replaced as exc:  # the store's state says so at once, as a poll would
-                why += f"; {reopen_hint(self.app)}"
-                self.app.post_message(StoreFailed(exc))
-            self.app.notify(why, title="Nothing written", severity="warning")
+                why += f"; {self.host.reopen_hint()}"
+                self.host.store_failed(exc)
+            self.say(why, title="Nothing written", severity="warning")
         return why is not None
 
     def usable(self, row: Row | None) -> Memory | None:
         """``row`` when one record may be written now; else None, and the toast why."""
         if row is None:
-            self.app.notify("No memory selected", severity="warning")
+            self.say("No memory selected", severity="warning")
             return None
         if isinstance(row, CorruptRow):
-            self.app.notify(
+            self.say(
                 f"{one_line(row.id)} is a corrupt row: it is shown, never acted upon",
                 severity="error",
             )
             return None
         if self.state.store is None:
-            self.app.notify("The store is still opening", severity="warning")
+            self.say("The store is still opening", severity="warning")
             return None
         return None if self.refused() else row
 
-    def ask(self, dialog: ConfirmScreen, name: str, op: Write) -> None:
-        """Write ``op`` once the user says yes to ``dialog``."""
+    def ask(self, question: Question, name: str, op: Write) -> None:
+        """Write ``op`` once the user says yes to ``question``."""
 
-        def done(yes: bool | None) -> None:
-            if yes:
+        def done(yes: Answer) -> None:
+            if yes is True:
                 self.write(name, op)
 
-        self.app.push_screen(dialog, done)
+        self.host.ask(question, done)
 
     def ask_origin(self, then: Callable[[str], None]) -> None:
         """Adopting needs the origin: the project directory the records belong to."""
 
-        from ..dialogs.prompt import PromptScreen
-
-        def done(origin: str | None) -> None:
-            if origin is not None and origin.strip():
+        def done(origin: Answer) -> None:
+            if isinstance(origin, str) and origin.strip():
                 then(origin.strip())
 
-        self.app.push_screen(
-            PromptScreen(
-                "Adopt into which origin?",
-                placeholder="/home/you/projects/app",
-                hint="An absolute path: the project these unscoped legacy records belong to.",
-            ),
-            done,
-        )
+        self.host.ask(OriginQuestion(), done)
 
     def write(
         self, name: str, op: Write, *, prove: tuple[Memory, Verb, Target] | None = None
@@ -138,7 +132,7 @@ class CuratorCore:
                 return
             except Exception as exc:  # a bug: said, and the keys after it dropped
                 self._waiting.clear()
-                self.app.notify(f"The write failed: {exc}", severity="error")
+                self.say(f"The write failed: {exc}", severity="error")
                 return
             self._tell_written(name, event_id, rows, effect)
         finally:
@@ -152,22 +146,22 @@ class CuratorCore:
             self.curate(self.state.find(memory_id), name)
 
     def _tell_failed(self, name: str, error: StoreError) -> None:
-        if isinstance(error, Replaced):  # the app says so, and keeps saying it
-            self.app.post_message(StoreFailed(error))
+        if isinstance(error, Replaced):  # the host says so, and keeps saying it
+            self.host.store_failed(error)
             return
         if isinstance(error, Changed):
             title = "Changed under you"
         else:
             title = "Refused" if isinstance(error, Refused) else f"Not written: {error.cause}"
-        self.app.notify(f"{name}: {error}", title=title, severity="error", timeout=8)
+        self.say(f"{name}: {error}", title=title, severity="error", timeout=8)
         if isinstance(error, Changed):
-            self.app.post_message(ReloadWanted())
+            self.host.reload()
 
     def _tell_written(
         self, name: str, event_id: str | None, rows: Sequence[Row], effect: str = ""
     ) -> None:
         if event_id is None:
-            self.app.notify(
+            self.say(
                 f"Feedback {name} accepted but nothing changed (the same verdict is "
                 "already recorded, or it is older than the record)",
                 title="Unchanged",
@@ -180,30 +174,36 @@ class CuratorCore:
             id=first.id if first is not None else "",
             also=f" with {also} duplicate(s)" if also else "",
         )
-        self.app.notify(f"{done}\n{effect}" if effect else done, title="Saved")
+        self.say(f"{done}\n{effect}" if effect else done, title="Saved")
         self.state.written(rows)
 
     async def _proof(self, memory: Memory, what: Verb, target: Target) -> str:
         """What writing ``what`` on ``memory`` does to its project's recent prompts, by
         the replay of pi's sessions (``state.replay``, joined or run now, with a notice)
         on the records as they would be after it ("": not known, or no sessions)."""
-        from ..core.turnlog import fix_effect
-
         becomes = what.becomes
+        if becomes is None:
+            return ""
+        return await self._proved([memory], lambda: [becomes(memory, target)])
+
+    async def _proved(self, before: Sequence[Memory], after: Callable[[], Sequence[Memory]]) -> str:
+        """What writing ``after()`` over ``before`` does to the recent prompts of the
+        first one's project (``_proof``; a merge's several records)."""
+        from ..core.turnlog import fixes_effect
+
         try:
             log = self.state.injections
-            if log is None and becomes is not None and self.state.sessions.is_dir():
-                self.app.notify("Replaying pi's sessions to show what the fix changes…",
-                                title="Proving the fix")  # fmt: skip
+            if log is None and self.state.sessions.is_dir():
+                self.say("Replaying pi's sessions to show what the fix changes…",
+                         title="Proving the fix")  # fmt: skip
                 await self.state.replay.replayed()
                 log = self.state.injections
-            if log is None or becomes is None:
+            if log is None:
                 return ""  # no sessions to prove it on: the question is asked without
             index = await self.state.recall_index()
             if index is None:
                 return ""
-            after = becomes(memory, target)
-            return await asyncio.to_thread(fix_effect, log, index, memory, after)
+            return await asyncio.to_thread(fixes_effect, log, index, before, after())
         except StoreError:
             return ""
 

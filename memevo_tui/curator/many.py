@@ -5,11 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from textual.notifications import SeverityLevel
-
 from store import Memory, MemoryStore, Refused, StoreError, iso, js_trim
 
-from ..core.bulk import AnyStep, UndoStep, kept_first, merge_plan, merge_problem, plan
+from ..core.asking import Answer, ManyQuestion, Severity, TextQuestion
+from ..core.bulk import (
+    AnyStep,
+    UndoStep,
+    blocks_note,
+    kept_first,
+    merge_plan,
+    merge_problem,
+    plan,
+)
 from ..core.state import Row
 from ..core.text import one_line
 from ..core.verbs import BULK_VERBS, Target, named
@@ -25,26 +32,29 @@ class ManyRecords(CuratorCore):
         are written as one batch (``marks``: the revisions when the rows were marked)."""
         why = merge_problem(rows)
         if why is not None:
-            self.app.notify(why, title="Nothing merged", severity="warning")
+            self.say(why, title="Nothing merged", severity="warning")
             return
         if self.refused() or self.state.store is None:
             return
-        from ..dialogs.correct import edit_correction
-
         records = [r for r in rows if isinstance(r, Memory)]
         first = kept_first(records)
 
-        def edited(text: str | None) -> None:
-            if text is not None:
+        def edited(text: Answer) -> None:
+            if isinstance(text, str):
                 self._preview_merge(name, records, text, marks)
 
-        edit_correction(self.app, first.id, first.content, edited)
+        self.host.ask(TextQuestion(first.id, first.content), edited)
 
     def _preview_merge(
         self, name: str, records: Sequence[Memory], text: str, marks: Mapping[str, int] | None
     ) -> None:
-        from ..dialogs.confirm import blocks_note, bulk_dialog
+        self._run("curator-lookup", self._ask_merge(name, records, text, marks))
 
+    async def _ask_merge(
+        self, name: str, records: Sequence[Memory], text: str, marks: Mapping[str, int] | None
+    ) -> None:
+        """Ask before a merge, having proved it on the project's recent prompts: the
+        kept record corrected, each other one forgotten."""
         text = js_trim(text)  # as pi stores it: the editor's last line break is no text
         steps = merge_plan(name, records, text, marks)
         scope = records[0].scope
@@ -52,18 +62,19 @@ class ManyRecords(CuratorCore):
         lost = (s.text for s in steps if s.writes and s.new_text != s.text)
         blocked = [(scope, t) for t in dict.fromkeys(lost)]
         notes = [blocks_note(blocked), *self._grouping_notes()]
-        dialog = bulk_dialog(
+        effect = await self._proved(records, lambda: _merged(records, steps[0].memory_id, text))
+        question = ManyQuestion(
             f"Merge {len(records)} records into {steps[0].memory_id}?",
             steps,
-            notes,
+            [*notes, effect] if effect else notes,
             grouped=not self._grouping_notes(),
         )
 
-        def done(yes: bool | None) -> None:
-            if yes:
+        def done(yes: Answer) -> None:
+            if yes is True:
                 self._run("curator-bulk", self._write_many(name, steps))
 
-        self.app.push_screen(dialog, done)
+        self.host.ask(question, done)
 
     def bulk(self, name: str, marks: Mapping[str, int], arrived: set[str]) -> bool:
         """Preview the verb ``name`` on every marked record (id -> revision when
@@ -94,15 +105,13 @@ class ManyRecords(CuratorCore):
                 f"{marked or 'none'} of them marked (by hand)."
             )
         ungrouped = self._grouping_notes()
-        from ..dialogs.confirm import bulk_dialog
+        question = ManyQuestion(title, steps, [*notes, *ungrouped], grouped=not ungrouped)
 
-        dialog = bulk_dialog(title, steps, [*notes, *ungrouped], grouped=not ungrouped)
-
-        def done(yes: bool | None) -> None:
-            if yes:
+        def done(yes: Answer) -> None:
+            if yes is True:
                 self._run("curator-bulk", self._write_many(op, steps, origin))
 
-        self.app.push_screen(dialog, done)
+        self.host.ask(question, done)
 
     def _grouping_notes(self) -> list[str]:
         """What the preview must say when the bulk action cannot be journaled as one."""
@@ -194,5 +203,17 @@ class ManyRecords(CuratorCore):
         lines += [f"refused: “{one_line(t, 40)}”: {why}" for t, why in refused[:4]]
         if len(refused) > 4:
             lines.append(f"…and {len(refused) - 4} more")
-        severity: SeverityLevel = "error" if stopped else "warning" if refused else "information"
-        self.app.notify("\n".join(lines), title="Bulk action", severity=severity, timeout=12)
+        severity: Severity = "error" if stopped else "warning" if refused else "information"
+        self.say("\n".join(lines), title="Bulk action", severity=severity, timeout=12)
+
+
+def _merged(records: Sequence[Memory], kept: str, text: str) -> list[Memory]:
+    """The records as a merge leaves them: ``kept`` corrected to ``text`` (pi's correct),
+    every other one forgotten."""
+    correct, forget = named("correct").becomes, named("forget").becomes
+    assert correct is not None and forget is not None
+    return [
+        correct(m, Target(m.id, m.revision, text=text)) if m.id == kept
+        else forget(m, Target(m.id, m.revision))
+        for m in records
+    ]  # fmt: skip

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.text import Text
-
 from store import PURGED, StoreError
 
+from ..core.asking import Answer, PurgeQuestion
 from ..core.purging import EXPORTS_NOTE, CannotPurge, PurgePlan, carry_out, plan
-from ..widgets.messages import ReloadWanted
 from .undo import Undoing
 
 SESSIONS_NOTE = ("pi's session files keep the user's own words: they are rewritten only by "
@@ -33,27 +31,23 @@ class Purging(Undoing):
         try:
             found = await plan(store, records=[memory_id])
         except (StoreError, CannotPurge) as exc:
-            self.app.notify(str(exc), title="Purge", severity="error")
+            self.say(str(exc), title="Purge", severity="error")
             return
         if not found.chosen:
-            self.app.notify("No secret found in this record: nothing to purge",
-                            title="Purge", severity="warning")  # fmt: skip
+            self.say("No secret found in this record: nothing to purge",
+                     title="Purge", severity="warning")  # fmt: skip
             return
-        from ..dialogs.confirm import ConfirmScreen
-
-        summary = Text(
+        summary = (
             f"{len(found.chosen)} copy(ies) in {len({f.id for f in found.chosen})} place(s) "
             f"become {PURGED}; {len(found.holders)} record(s) are forgotten through pi's "
             "own write, in one transaction. It cannot be undone.\n" + SESSIONS_NOTE
         )
-        dialog = ConfirmScreen("Purge the secret from every copy?", Text("\n".join(found.lines())),
-                               summary=summary, yes="Purge")  # fmt: skip
 
-        def done(yes: bool | None) -> None:
-            if yes:
+        def done(yes: Answer) -> None:
+            if yes is True:
                 self._run("curator-write", self._purge(found))
 
-        self.app.push_screen(dialog, done)
+        self.host.ask(PurgeQuestion(found.lines(), summary), done)
 
     async def _purge(self, found: PurgePlan) -> None:
         store = self.state.store
@@ -64,20 +58,20 @@ class Purging(Undoing):
                 store, found, sessions=False, demo=self.state.remembered is None
             )
         except (StoreError, CannotPurge) as exc:
-            self.app.notify(f"Nothing purged: {exc}", title="Purge", severity="error")
+            self.say(f"Nothing purged: {exc}", title="Purge", severity="error")
             return
         except Exception as exc:  # after the transaction: say what happened, never nothing
-            self.app.notify(f"The purge stopped: {type(exc).__name__}: {exc}; run "
-                            "memevo-tui secrets to see what is left", title="Purge",
-                            severity="error")  # fmt: skip
-            self.app.post_message(ReloadWanted())
+            self.say(f"The purge stopped: {type(exc).__name__}: {exc}; run "
+                     "memevo-tui secrets to see what is left", title="Purge",
+                     severity="error")  # fmt: skip
+            self.host.reload()
             return
         rows = sum(receipt["written"].values())
-        self.app.notify(
+        self.say(
             f"{len(receipt['forgotten'])} record(s) forgotten; {receipt['copies']} copy(ies) "
             f"replaced in {rows} row(s); write-ahead log: {receipt['wal']}; left in the "
             f"store: {receipt['leftInStore']}.\n{EXPORTS_NOTE}.",
             title="Purged",
             timeout=30,
         )
-        self.app.post_message(ReloadWanted())
+        self.host.reload()

@@ -6,10 +6,10 @@ from __future__ import annotations
 from store import CorruptRow, Memory, StoreError
 
 from ..core.appstate import Batch
-from ..core.bulk import AnyStep, UndoStep, plan
+from ..core.asking import INSTEAD, Answer, ManyQuestion, UndoQuestion
+from ..core.bulk import AnyStep, UndoStep, blocks_note, plan
 from ..core.text import one_line
 from ..core.verbs import Target, inverse_of, named
-from ..widgets.messages import StoreFailed
 from .many import ManyRecords
 
 
@@ -23,10 +23,10 @@ class Undoing(ManyRecords):
         try:
             found = await store.events(memory_id=memory_id, limit=1)
         except StoreError as exc:
-            self.app.post_message(StoreFailed(exc))
+            self.host.store_failed(exc)
             return
         if not found or isinstance(found[0], CorruptRow):
-            self.app.notify("This record has no event to undo", severity="warning")
+            self.say("This record has no event to undo", severity="warning")
             return
         event = found[0]
         remembered = self.state.remembered
@@ -50,22 +50,19 @@ class Undoing(ManyRecords):
         try:
             preview = await store.undo_preview(event_id)
         except StoreError as exc:  # upstream's refusal, or why the store could not tell
-            self.app.notify(f"Undo refused: {exc}", title="Undo", severity="error")
+            self.say(f"Undo refused: {exc}", title="Undo", severity="error")
             return
         target = Target(event_id=event_id)
         inverse = inverse_of(preview)
-        from ..dialogs.confirm import undo_dialog
 
-        dialog = undo_dialog(what, preview, inverse)
-
-        def done(yes: bool | None) -> None:
-            if dialog.chose_instead:  # pin or unpin: the layer back, nothing blocked
+        def done(yes: Answer) -> None:
+            if yes == INSTEAD:  # pin or unpin: the layer back, nothing blocked
                 memory_id = str(preview[0][0].get("id", ""))
                 self.curate(self.state.find(memory_id), inverse)
-            elif yes:
+            elif yes is True:
                 self.write("undo", lambda s: named("undo").call(s, target))
 
-        self.app.push_screen(dialog, done)
+        self.host.ask(UndoQuestion(what, preview, inverse), done)
 
     def undo_batch(self, batch: Batch) -> None:
         """Preview undoing every event of ``batch`` (newest first), then undo them."""
@@ -102,19 +99,16 @@ class Undoing(ManyRecords):
 
         inverse = next(iter(inverses)) if len(inverses) == 1 else ""
         instead = f"{inverse.capitalize()} the {len(steps)}" if inverse else ""
-        from ..dialogs.confirm import blocks_note, bulk_dialog
-
         notes = [blocks_note(blocked)] if blocked else []
-        dialog = bulk_dialog(title, steps, notes, instead=instead)
 
-        def done(yes: bool | None) -> None:
-            if dialog.chose_instead:  # pin or unpin them: the layers back, nothing blocked
+        def done(yes: Answer) -> None:
+            if yes == INSTEAD:  # pin or unpin them: the layers back, nothing blocked
                 rows = {r.id: r for r in self.state.rows}
                 marks = {s.memory_id: r.revision for s in steps
                          if isinstance(r := rows.get(s.memory_id), Memory)}  # fmt: skip
                 again = plan(inverse, marks, rows)
                 self._run("curator-bulk", self._write_many(inverse, again))
-            elif yes:
+            elif yes is True:
                 self._run("curator-bulk", self._write_many("undo", steps))
 
-        self.app.push_screen(dialog, done)
+        self.host.ask(ManyQuestion(title, steps, notes, instead=instead), done)

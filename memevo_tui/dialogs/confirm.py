@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
-from ..core.bulk import AnyStep, left_as_they_are, tally
+from ..core.bulk import AnyStep, blocks_note, left_as_they_are, tally
 from ..core.text import one_line, visible
 from ..core.verbs import Confirm, Verb, named
 from ..widgets.event_diff import describe_undo
@@ -122,17 +122,6 @@ def pair_dialog(verb: Verb, first: str, second: str) -> ConfirmScreen:
     detail.append(visible(second, keep_newlines=True))
     summary = Text(confirm.warning, style="italic") if confirm.warning else ""
     return ConfirmScreen(confirm.title, detail, summary=summary, yes=confirm.yes)
-
-
-def blocks_note(texts: Sequence[tuple[str, str]]) -> str:
-    """What a write does besides its change: it blocks each text in its origin (an undo,
-    pi's §4.9, even when the text did not change, as when undoing a pin or a verdict;
-    a forget or a correct, the old text). ``texts``: (origin, text) of each record."""
-    origins = sorted({one_line(origin) for origin, _ in texts})
-    where = origins[0] if len(origins) == 1 else f"{len(origins)} origins"
-    if len(texts) == 1:
-        return f"pi will also never learn this text again in {where}."
-    return f"pi will also never learn these {len(texts)} texts again in {where}."
 
 
 def undo_dialog(

@@ -9,14 +9,19 @@ from textual import events
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Input
+from textual.worker import WorkerState
 
 from ..core.filters import Field, Query, parse, say
 from ..core.state import Change, DashboardState
-from ..curator import IN_FLIGHT, Curator
+from ..curator import Curator
 from ..widgets.debounced_input import DebouncedInput
 from ..widgets.filter_box import FilterBox
 from ..widgets.messages import PurgeAsked, StateChanged
 from ..widgets.virtual_list import VirtualList
+
+IN_FLIGHT = (WorkerState.PENDING, WorkerState.RUNNING)
+"""A worker still working (the views' busy checks, and the dashboard's host of the
+Curator)."""
 
 
 class BaseView(Vertical):
