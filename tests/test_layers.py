@@ -234,12 +234,12 @@ def test_no_two_modules_import_each_other() -> None:
 
 
 def test_the_store_is_grouped_by_concern_with_at_most_12_modules_at_its_root() -> None:
-    """Issue 57: a folder per concern (records, the past, recall, pi's files, the writes,
-    learning, the demo); at the root only what every part shares."""
+    """Issue 57: a folder per concern (records, the reads, the past, recall, pi's files,
+    the writes, learning, the demo); at the root only what every part shares."""
     root = sorted(p.name for p in STORE.glob("*.py"))
     assert len(root) <= 12, root
     folders = sorted(p.name for p in STORE.iterdir() if (p / "__init__.py").is_file())
-    assert folders == ["demo", "learning", "past", "pi", "recall", "records", "write"]
+    assert folders == ["demo", "learning", "past", "pi", "reads", "recall", "records", "write"]
 
 
 def test_each_folder_of_the_dashboard_is_named_as_one_layer() -> None:

@@ -161,8 +161,17 @@ async def test_a_merge_in_a_fresh_dashboard_is_proven_before_it_is_asked(
     from memevo_tui.dialogs.confirm import ConfirmScreen
     from memevo_tui.dialogs.correct import CorrectScreen
 
-    from apphelpers import dialog_text, make_app, press, select, settle, stored, until
-    from apphelpers import wait_loaded, words
+    from apphelpers import (
+        dialog_text,
+        make_app,
+        press,
+        select,
+        settle,
+        stored,
+        until,
+        wait_loaded,
+        words,
+    )
 
     other = "fbdae88003711523835db523"  # infra too
     app = make_app(realistic)

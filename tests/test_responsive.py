@@ -15,7 +15,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.strip import Strip
 
-import store.reads
+import store.reads.records
 from memevo_tui.core.state import DashboardState, idle
 from memevo_tui.term.compat.testing import FooterKey
 from memevo_tui.widgets.app_footer import AppFooter
@@ -133,7 +133,7 @@ async def test_slow_events_leave_the_record_shown_until_they_come(
 async def test_a_load_hands_the_loop_back_between_short_parses(
     realistic: Path, fixture_clock: Callable[[], float], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store.reads, "SLICE_SECONDS", 0.0)  # every look at the clock: late
+    monkeypatch.setattr(store.reads.records, "SLICE_SECONDS", 0.0)  # every look at the clock: late
     turns = 0
 
     async def between() -> None:
