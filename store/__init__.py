@@ -78,7 +78,9 @@ if TYPE_CHECKING:
     from .learning.status import status as status_report
     from .lifeline import die_with_parent
     from .past import timeline as timeline
-    from .past.past import UNLOGGED_JSON, Diff, Past, PastLog, diff
+    from .past.diff import Diff, diff
+    from .past.events import UNLOGGED_JSON
+    from .past.past import Past, PastLog
     from .past.timeline import Bucket, RunDay, Standing, activity, buckets, runs
     from .pi.folders import sessions_folder, sessions_root
     from .pi.provenance import (
@@ -129,7 +131,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "Candidate": ("recall.recall", "Candidate"),
     "DIGEST_HEADER_BYTES": ("recall.recall", "DIGEST_HEADER_BYTES"),
     "DIGEST_MAX_BYTES": ("recall.recall", "DIGEST_MAX_BYTES"),
-    "Diff": ("past.past", "Diff"),
+    "Diff": ("past.diff", "Diff"),
     "DigestLine": ("recall.recall", "DigestLine"),
     "ICU_AVAILABLE": ("recall.features", "ICU_AVAILABLE"),
     "MAX_QUERY_BYTES": ("recall.features", "MAX_QUERY_BYTES"),
@@ -153,14 +155,14 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "StatusReport": ("learning.status", "StatusReport"),
     "TOOL_NO_MATCH": ("recall.recall", "TOOL_NO_MATCH"),
     "Turn": ("pi.turns", "Turn"),
-    "UNLOGGED_JSON": ("past.past", "UNLOGGED_JSON"),
+    "UNLOGGED_JSON": ("past.events", "UNLOGGED_JSON"),
     "WordCache": ("recall.wordcache", "WordCache"),
     "activity": ("past.timeline", "activity"),
     "best_passage": ("pi.provenance", "best_passage"),
     "buckets": ("past.timeline", "buckets"),
     "build_demo": ("demo.demo", "build_demo"),
     "die_with_parent": ("lifeline", "die_with_parent"),
-    "diff": ("past.past", "diff"),
+    "diff": ("past.diff", "diff"),
     "digest": ("recall.recall", "digest"),
     "injected_by": ("pi.turns", "injected_by"),
     "label": ("recall.recall", "label"),

@@ -93,7 +93,8 @@ async def test_a_pair_of_moments_gives_the_diff_of_two_whole_pasts(
     """``PastLog.pair`` builds only the records that can differ between two moments;
     its diff is, record for record and field for field, the diff of the two whole
     pasts, for moments in either order and for a start given by its event."""
-    from store.past.past import PastLog, diff
+    from store.past.diff import diff
+    from store.past.past import PastLog
 
     path: Path = request.getfixturevalue(fixture)
     store = await MemoryStore.open(path, read_only=True, clock=fixed_clock(FIXTURE_NOW))

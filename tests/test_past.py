@@ -24,7 +24,8 @@ from memevo_tui.__main__ import main
 from memevo_tui.term.compat.testing import notifications
 from store import CorruptRow, Memory, MemoryStore, NotInLog, fixed_clock
 from store.js import iso, parse_ms
-from store.past.past import UNLOGGED_JSON, PastLog
+from store.past.events import UNLOGGED_JSON
+from store.past.past import PastLog
 from store.past.timeline import DAY_MS, activity, standing, weeks
 from store.records.model import retimed
 from store.records.rows import listed_from_data

@@ -14,7 +14,7 @@ import pytest
 
 from store import CorruptRow, Memory, MemoryStore, fixed_clock
 from store.js import parse_ms
-from store.past import past
+from store.past import events
 from store.past.past import PastLog
 from store.past.pastkeep import decode
 
@@ -178,7 +178,7 @@ async def test_the_dashboards_dial_keeps_its_walk_for_the_next_process(
     process adopts it and undoes no event again."""
     from memevo_tui.core.state import DashboardState
 
-    monkeypatch.setattr(past, "KEEP_FROM", 1)  # the fixture's log is short
+    monkeypatch.setattr(events, "KEEP_FROM", 1)  # the fixture's log is short
 
     async def dial() -> int:
         state = DashboardState(realistic, clock=fixed_clock(FIXTURE_NOW))
@@ -206,7 +206,7 @@ def test_as_of_keeps_its_walk_and_the_next_run_gives_the_same_answer(
     from memevo_tui.__main__ import main
     from memevo_tui.core.recallcache import PAST
 
-    monkeypatch.setattr(past, "KEEP_FROM", 1)  # the fixture's log is short
+    monkeypatch.setattr(events, "KEEP_FROM", 1)  # the fixture's log is short
 
     def listed(moment: str) -> str:
         assert main(["list", "--db", str(realistic), "--as-of", moment, "--json"]) == 0
@@ -242,7 +242,7 @@ async def test_the_turns_replay_keeps_its_walk_and_answers_the_same_from_it(
 
     from conftest import FIXTURES
 
-    monkeypatch.setattr(past, "KEEP_FROM", 1)  # the fixture's log is short
+    monkeypatch.setattr(events, "KEEP_FROM", 1)  # the fixture's log is short
 
     async def replayed() -> list[Any]:
         found = await load_turns(

@@ -23,7 +23,8 @@ from ..records.rows import (
 )
 
 if TYPE_CHECKING:  # the past and recall are imported when first asked for
-    from ..past.past import Past, PastLog, Row
+    from ..past.events import Row
+    from ..past.past import Past, PastLog
 
 R = TypeVar("R", bound=Memory)
 
