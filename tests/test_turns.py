@@ -650,7 +650,8 @@ async def test_the_moving_index_recalls_exactly_as_an_index_built_at_each_moment
     line, and every record that matched."""
     from store import Memory, NotInLog
     from store.pi.turns import injected_by
-    from store.recall.index import MovingIndex, RecallIndex
+    from store.recall.index import RecallIndex
+    from store.recall.moving import MovingIndex
 
     prompts = [p for f in session_files(SESSIONS) for p in session_prompts(f).prompts]
     async with await MemoryStore.open(realistic, clock=fixed_clock(FIXTURE_NOW)) as store:

@@ -43,7 +43,8 @@ from ..records.model import Memory, retimed
 from .sessions import Session, SessionUnreadable, read_session
 
 if TYPE_CHECKING:
-    from ..recall.index import MovingIndex, RecordWords
+    from ..recall.index import RecordWords
+    from ..recall.moving import MovingIndex
 
 RECALL_VERSION = "0.4.0"
 """The recall the replay runs (pi-memory-evolution's release)."""
@@ -630,7 +631,8 @@ async def replay_turns(
     give exactly has ``then`` None and the refusal as its note. With ``memo``, a turn
     of the settled past (before the newest event) is read from it while the records it
     matched carry the confirmation stamps they had when it was kept."""
-    from ..recall.index import MovingIndex, RecallIndex
+    from ..recall.index import RecallIndex
+    from ..recall.moving import MovingIndex
 
     words = _Words()
     moving = MovingIndex(words)  # carried from each prompt's moment to the one before
