@@ -37,7 +37,8 @@ from synthetic import NOW_MS, WORDS, build_with_history  # noqa: E402
 
 from store import MemoryStore, fixed_clock  # noqa: E402
 from store.js import iso  # noqa: E402
-from store.pi.turns import replay_turns, session_files, session_prompts  # noqa: E402
+from store.pi.prompts import session_files, session_prompts  # noqa: E402
+from store.pi.turns import replay_turns  # noqa: E402
 
 DAY = 86_400_000
 

@@ -83,6 +83,7 @@ if TYPE_CHECKING:
     from .past.past import Past, PastLog
     from .past.timeline import Bucket, RunDay, Standing, activity, buckets, runs
     from .pi.folders import sessions_folder, sessions_root
+    from .pi.prompts import Prompt, SessionPrompts, session_files, session_prompts
     from .pi.provenance import (
         NOT_STATED,
         Passage,
@@ -92,17 +93,7 @@ if TYPE_CHECKING:
         searched_text,
     )
     from .pi.sessions import session_context
-    from .pi.turns import (
-        RECALL_VERSION,
-        Prompt,
-        SessionPrompts,
-        Turn,
-        injected_by,
-        last_shown,
-        replay_turns,
-        session_files,
-        session_prompts,
-    )
+    from .pi.turns import RECALL_VERSION, Turn, injected_by, last_shown, replay_turns
     from .recall.features import ICU_AVAILABLE, MAX_QUERY_BYTES
     from .recall.index import RecallIndex
     from .recall.recall import (
@@ -139,7 +130,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "Passage": ("pi.provenance", "Passage"),
     "Past": ("past.past", "Past"),
     "PastLog": ("past.past", "PastLog"),
-    "Prompt": ("pi.turns", "Prompt"),
+    "Prompt": ("pi.prompts", "Prompt"),
     "Provenance": ("pi.provenance", "Provenance"),
     "Purpose": ("recall.recall", "Purpose"),
     "QueueStatus": ("learning.status", "QueueStatus"),
@@ -149,7 +140,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "RecallIndex": ("recall.index", "RecallIndex"),
     "RunDay": ("past.timeline", "RunDay"),
     "STATUS_REASONS": ("recall.recall", "STATUS_REASONS"),
-    "SessionPrompts": ("pi.turns", "SessionPrompts"),
+    "SessionPrompts": ("pi.prompts", "SessionPrompts"),
     "SourceLink": ("pi.provenance", "SourceLink"),
     "Standing": ("past.timeline", "Standing"),
     "StatusReport": ("learning.status", "StatusReport"),
@@ -173,8 +164,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "runs": ("past.timeline", "runs"),
     "searched_text": ("pi.provenance", "searched_text"),
     "session_context": ("pi.sessions", "session_context"),
-    "session_files": ("pi.turns", "session_files"),
-    "session_prompts": ("pi.turns", "session_prompts"),
+    "session_files": ("pi.prompts", "session_files"),
+    "session_prompts": ("pi.prompts", "session_prompts"),
     "sessions_root": ("pi.folders", "sessions_root"),
     "purge_values": ("write.purge", "purge_values"),
     "replace_secrets": ("write.purge", "replaced"),

@@ -18,8 +18,8 @@ from ptyrun import PtyRun
 
 from memevo_tui.__main__ import main
 from store import iso, session_prompts
+from store.pi.prompts import context_messages, recent_user_messages, user_text
 from store.pi.sessions import Session, read_session
-from store.pi.turns import context_messages, recent_user_messages, user_text
 
 from conftest import FIXTURES
 

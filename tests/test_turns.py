@@ -12,12 +12,8 @@ import pytest
 from memevo_tui.__main__ import main
 from store import MemoryStore, fixed_clock
 from store.js import iso
-from store.pi.turns import (
-    recent_user_messages,
-    replay_turns,
-    session_files,
-    session_prompts,
-)
+from store.pi.prompts import recent_user_messages, session_files, session_prompts
+from store.pi.turns import replay_turns
 from store.recall.recall import digest, runtime_digest
 
 from apphelpers import opened

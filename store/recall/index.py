@@ -32,14 +32,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..js import fp, js_json, parse_ms
+from ..js import parse_ms
 from ..records.model import Memory
 from ..records.quality import (
     factor_dormant,
 )
 from .features import document_words, locale_key
+from .query import EXCLUSIONS, Query
 from .recall import (
-    Candidate,
     Purpose,
     Recall,
     origin_words,
@@ -49,22 +49,6 @@ from .recall import (
 Bools = npt.NDArray[np.bool_]
 Positions = npt.NDArray[np.int32]
 Floats = npt.NDArray[np.float64]
-
-EXCLUSIONS: tuple[str | None, ...] = (None, "forgotten", "conflicted", "disputed")
-"""A record's exclusion code is its place here (dormancy is per purpose, apart)."""
-REASON_CODES: tuple[str | None, ...] = (
-    None,
-    "resource-mismatch",
-    "no-focus-match",
-    "question-only",
-    "subject-attribute-mismatch",
-    "context-mismatch",
-    "incidental-overlap",
-    "thin-match",
-    "relative-cutoff",
-)
-_CUTOFF = REASON_CODES.index("relative-cutoff")
-_NO_POSITIONS: Positions = np.zeros(0, dtype=np.int32)
 
 
 def _exclusion(m: Memory) -> int:
@@ -393,41 +377,7 @@ class RecallIndex:
         ``explain`` caps how many left-out records are described (None: all).
         The evaluation itself, step by step, is ``query.Query``'s.
         """
-        from .query import Query
-
         return Query(self, prompt, purpose, limit, recent_user_turns, explain).run()
-
-
-def _select(
-    ranked: list[int],
-    limit: int,
-    memory: Callable[[int], Memory],
-    found: Callable[[int], list[str]],
-    make: Callable[[int, str | None], Candidate],
-) -> tuple[list[Candidate], list[Candidate], list[int]]:
-    """§6.8: walk the ranked records; the selected, the skipped (with why), the rest."""
-    selected: list[Candidate] = []
-    skipped: list[Candidate] = []
-    seen: set[str] = set()
-    covered: dict[tuple[str, str], set[str]] = {}
-    top = len(found(ranked[0])) if ranked else 0
-    for n, i in enumerate(ranked):
-        if len(selected) >= limit:
-            return selected, skipped, ranked[n:]
-        m = memory(i)
-        words = found(i)
-        key = fp(js_json([m.scope, m.content]))
-        if key in seen:
-            skipped.append(make(i, "duplicate"))
-            continue
-        previous = covered.setdefault((m.scope, m.kind), set())
-        if len(words) >= 2 and top >= 3 and all(w in previous for w in words):
-            skipped.append(make(i, "redundant"))
-            continue
-        seen.add(key)
-        previous.update(words)
-        selected.append(make(i, None))
-    return selected, skipped, []
 
 
 __all__ = ["RecallIndex"]

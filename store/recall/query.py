@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..records.model import retimed
+from ..js import fp, js_json
+from ..records.model import Memory, retimed
 from ..write.redact import redact
 from .features import facets, pasted_literals, query_features
 from .recall import (
@@ -29,10 +30,29 @@ from .recall import (
 )
 
 if TYPE_CHECKING:
-    from .index import Bools, Floats, RecallIndex
+    from .index import Bools, Floats, Positions, RecallIndex
 
 Masks = tuple["Bools", "Bools", "Bools", "Bools | None"]
 """A word's places: mention, alias, body, origin (None: no origin has it)."""
+
+EXCLUSIONS: tuple[str | None, ...] = (None, "forgotten", "conflicted", "disputed")
+"""A record's exclusion code is its place here (dormancy is per purpose, apart)."""
+
+REASON_CODES: tuple[str | None, ...] = (
+    None,
+    "resource-mismatch",
+    "no-focus-match",
+    "question-only",
+    "subject-attribute-mismatch",
+    "context-mismatch",
+    "incidental-overlap",
+    "thin-match",
+    "relative-cutoff",
+)
+
+_CUTOFF = REASON_CODES.index("relative-cutoff")
+
+_NO_POSITIONS: Positions = np.zeros(0, dtype=np.int32)
 
 
 class Query:
@@ -263,8 +283,6 @@ class Query:
     def _chosen(self) -> Recall:
         """The relative cutoff, the walk that selects (§6.8), then what was left out,
         and why, the best first (at most ``explain`` of them)."""
-        from .index import _CUTOFF, _NO_POSITIONS, EXCLUSIONS, REASON_CODES, _select
-
         ix, reason, explain = self.ix, self.reason, self.explain
         final = self.final = self.score * ix._norm
         live = self.touched & self.eligible
@@ -313,3 +331,35 @@ class Query:
             unknown=self.unknown,
             left_out_total=total_left,
         )
+
+
+def _select(
+    ranked: list[int],
+    limit: int,
+    memory: Callable[[int], Memory],
+    found: Callable[[int], list[str]],
+    make: Callable[[int, str | None], Candidate],
+) -> tuple[list[Candidate], list[Candidate], list[int]]:
+    """§6.8: walk the ranked records; the selected, the skipped (with why), the rest."""
+    selected: list[Candidate] = []
+    skipped: list[Candidate] = []
+    seen: set[str] = set()
+    covered: dict[tuple[str, str], set[str]] = {}
+    top = len(found(ranked[0])) if ranked else 0
+    for n, i in enumerate(ranked):
+        if len(selected) >= limit:
+            return selected, skipped, ranked[n:]
+        m = memory(i)
+        words = found(i)
+        key = fp(js_json([m.scope, m.content]))
+        if key in seen:
+            skipped.append(make(i, "duplicate"))
+            continue
+        previous = covered.setdefault((m.scope, m.kind), set())
+        if len(words) >= 2 and top >= 3 and all(w in previous for w in words):
+            skipped.append(make(i, "redundant"))
+            continue
+        seen.add(key)
+        previous.update(words)
+        selected.append(make(i, None))
+    return selected, skipped, []
