@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 
 from textual.pilot import Pilot
 
-from apphelpers import press, until, wait_loaded
+from apphelpers import press, settle, until, wait_loaded
 
 
 def open_turns(session: str = "", down: int = 1) -> Callable[[Pilot[None]], Awaitable[None]]:
@@ -15,7 +15,7 @@ def open_turns(session: str = "", down: int = 1) -> Callable[[Pilot[None]], Awai
 
     async def run(pilot: Pilot[None]) -> None:
         from memevo_tui.views.turns import TurnsView
-        from memevo_tui.widgets.turn_list import SessionList
+        from memevo_tui.widgets.turn_list import SessionList, TurnDetail
 
         await wait_loaded(pilot)
         await press(pilot, "n")
@@ -24,13 +24,20 @@ def open_turns(session: str = "", down: int = 1) -> Callable[[Pilot[None]], Awai
         replay = pilot.app.state.replay  # type: ignore[attr-defined]
         summary = pilot.app.query_one("#turns-summary")
 
+        rows = pilot.app.query_one(SessionList)
+        detail = pilot.app.query_one(TurnDetail)
+
         def settled() -> bool:  # the one replay ended, and its answer is what is drawn
             drawn = str(summary.render())
-            return not replay.running and not view.busy and "replaying" not in drawn
+            highlighted = rows.highlighted  # and the pane beside the list follows it
+            beside = highlighted is None or highlighted.session.session_id in "".join(
+                detail.plain.split()
+            )
+            return not replay.running and not view.busy and "replaying" not in drawn and beside
 
         await until(pilot, settled, "the replay to settle")
+        await settle(pilot)  # and the pane's new text laid out and painted
         if session:
-            rows = pilot.app.query_one(SessionList)
             target = next(s for s in view.sessions if s.session.session_id.startswith(session))
             index = rows.index_of(target.key)
             assert index is not None

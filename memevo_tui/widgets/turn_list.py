@@ -7,17 +7,15 @@ from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Static
 
 from store import RECALL_VERSION, Turn, iso
 
 from ..core.text import capped, one_line, visible
 from ..core.turnlog import SessionTurns
 from ..core.view import origin_name
+from .text_pane import TextPane
 from .virtual_list import Column, VirtualList
 
 AS_PI = f"as pi {RECALL_VERSION} would recall"
@@ -296,20 +294,21 @@ def describe_turn(t: Turn | None) -> RenderableType:
     return Group(head, body, digest)
 
 
-class TurnDetail(VerticalScroll, can_focus=True):
-    """The highlighted turn in full."""
+class TurnDetail(TextPane, can_focus=True):
+    """The highlighted turn in full (or the highlighted session), drawn with the line
+    API as the record's detail is: its height is known the moment its text is set."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+        super().__init__(1, id=id)
         self.shown: Turn | None = None
 
-    def compose(self) -> ComposeResult:
-        yield Static(describe_turn(None), id="turn-detail-text", markup=False)
+    def on_mount(self) -> None:
+        self.set_part(0, describe_turn(None))
 
     def show(self, turn: Turn | None) -> None:
         self.shown = turn
-        self.query_one("#turn-detail-text", Static).update(describe_turn(turn))
+        self.set_part(0, describe_turn(turn))
 
     def show_session(self, row: SessionTurns | None) -> None:
         self.shown = None
-        self.query_one("#turn-detail-text", Static).update(describe_session(row))
+        self.set_part(0, describe_session(row))
