@@ -264,6 +264,7 @@ def test_a_usage_mistake_is_one_line(realistic: Path, capsys: pytest.CaptureFixt
         assert not err.startswith("usage:")
 
 
+@pytest.mark.unit  # the CLI's read-back of a changed record (cli.run._stored)
 async def test_a_search_prints_a_record_pi_changed_after_the_load_as_it_is_now(
     realistic: Path,
 ) -> None:

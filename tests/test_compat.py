@@ -10,6 +10,7 @@ import io
 import queue
 from typing import Any
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.drivers import linux_driver
@@ -30,6 +31,8 @@ from memevo_tui.term.compat.textual import (
     use_writer_thread,
 )
 from memevo_tui.term.guarded import GuardedWriter
+
+pytestmark = pytest.mark.unit  # each test checks one private name of Textual or asyncio
 
 
 def test_the_xterm_parser_takes_text_and_gives_keys() -> None:

@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_many import events_since
 from textual import events
 from textual.widgets import Input, TabbedContent
@@ -490,6 +491,7 @@ async def test_a_half_typed_filter_that_settles_late_never_replaces_the_whole_on
         assert shown and all(r.scope.endswith("/infra") for r in shown if isinstance(r, Memory))
 
 
+@pytest.mark.unit  # the detail pane's field grid against Rich's
 async def test_detail_fields_draw_as_the_rich_grid_draws_them(
     realistic: Path, hostile: Path
 ) -> None:

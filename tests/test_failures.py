@@ -148,6 +148,7 @@ def commit_fails_as_on_a_full_disk(store: MemoryStore) -> None:
     db.execute = failing
 
 
+@pytest.mark.unit  # a commit failing inside the store's connection
 async def test_a_failed_commit_reports_its_own_cause_and_writes_nothing(
     realistic: Path, fixture_clock: Callable[[], float]
 ) -> None:

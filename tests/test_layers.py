@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 STORE = Path(__file__).resolve().parents[1] / "store"
 FORBIDDEN = ("textual", "memevo_tui", "rich")
 
@@ -150,6 +152,7 @@ def test_the_dashboard_imports_the_store_through_its_package_only() -> None:
     assert offenders == []
 
 
+@pytest.mark.unit  # the store's lazy face
 def test_every_name_of_the_store_s_face_is_there() -> None:
     """Each lazily exported name resolves to what its module defines."""
     import importlib
@@ -280,3 +283,50 @@ def test_the_registry_imports_later_only_what_start_up_does_not_import() -> None
 
     for entry in LATER:
         assert callable(entry.get()), entry.place
+
+
+def _private_uses(node: ast.AST) -> list[str]:
+    """The private names ``node`` reaches: ``x._name`` (not ``self._name``, nor a
+    dunder), and ``from module import _name`` or ``from a._b import c``."""
+    found = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and n.attr.startswith("_") and not n.attr.startswith("__"):
+            if not (isinstance(n.value, ast.Name) and n.value.id in ("self", "cls", "os", "sys")):
+                found.append(ast.unparse(n))
+        elif isinstance(n, ast.ImportFrom) and n.module:
+            parts = n.module.split(".")
+            hidden = [
+                a.name for a in n.names if a.name.startswith("_") and not a.name.startswith("__")
+            ]
+            if any(p.startswith("_") and not p.startswith("__") for p in parts) or hidden:
+                found.append(f"from {n.module} import {', '.join(a.name for a in n.names)}")
+    return found
+
+
+def _marked_unit(decorators: list[ast.expr]) -> bool:
+    return any("mark.unit" in ast.unparse(d) for d in decorators)
+
+
+def test_tests_keep_to_public_names_or_say_they_are_unit_tests() -> None:
+    """Issue 57: a test reaches the project through its public doors (``app.live_tick``,
+    ``notifications(app)``, ``detail.part``); one that must read a module's private
+    parts says so with ``@pytest.mark.unit`` (or its module's ``pytestmark``), so that
+    a change inside a module breaks only the tests that said they look inside it."""
+    offenders = []
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        whole = any(
+            isinstance(n, ast.Assign)
+            and any(getattr(t, "id", "") == "pytestmark" for t in n.targets)
+            and "mark.unit" in ast.unparse(n.value)
+            for n in tree.body
+        )
+        if whole:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                if node.name.startswith("test_") and not _marked_unit(node.decorator_list):
+                    offenders += [f"{path.name}::{node.name}: {u}" for u in _private_uses(node)]
+            elif isinstance(node, ast.ImportFrom):
+                offenders += [f"{path.name}: {u}" for u in _private_uses(node)]
+    assert offenders == []

@@ -95,7 +95,7 @@ async def test_ctrl_space_pauses_and_resumes_live_updates(realistic: Path) -> No
         version = await app.state.store.data_version()
         await asyncio.to_thread(pin_elsewhere, realistic, DURABLE)
         for _ in range(3):  # poll ticks, as the timer runs them: paused, they read nothing
-            app._poll()
+            app.live_tick()
             await app.workers.wait_for_complete()
             await settle(pilot)
         # the commit is visible (the workers are named, should a read still hold a snapshot)...

@@ -413,6 +413,7 @@ def test_the_cli_takes_as_of(realistic: Path) -> None:
     assert dormant > sum(1 for r in json.loads(now.stdout) if r["quality"]["dormant"])
 
 
+@pytest.mark.unit  # the review queue's near-duplicate search
 async def test_near_duplicates_are_looked_for_through_rare_words_only(
     realistic: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -275,6 +275,7 @@ def write_session(path: Path, turns: int, pad: int = 0) -> list[str]:
     return ids
 
 
+@pytest.mark.unit  # a session file's scan, counted
 def test_a_session_s_index_is_kept_and_used_while_the_file_is_unchanged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

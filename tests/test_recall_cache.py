@@ -185,6 +185,7 @@ def test_cli_search_keeps_the_words_and_answers_the_same_from_them(
     assert len(list((tmp_path / "cli-cache").rglob(NAME))) == 1  # the demo leaves none
 
 
+@pytest.mark.unit  # a word cache forged entry by entry
 async def test_a_forged_cache_is_refused_without_the_key(realistic: Path) -> None:
     """Anyone who can write the file but cannot read the key: adding a word to one
     record's cached words must not make recall return it for that word."""
@@ -209,6 +210,7 @@ async def test_a_forged_cache_is_refused_without_the_key(realistic: Path) -> Non
     assert len(WordCache.loads(path.read_bytes(), key)) == len(memories)  # written again
 
 
+@pytest.mark.unit  # a word cache forged entry by entry
 @pytest.mark.parametrize("how", ["mode-0666", "other-owner"])
 async def test_a_cache_others_could_write_is_ignored_with_a_warning(
     realistic: Path, how: str
@@ -302,6 +304,7 @@ def same_index(a: RecallIndex, b: RecallIndex) -> None:
             assert x == y, name
 
 
+@pytest.mark.unit  # the index's columns compared
 @pytest.mark.parametrize("fixture", ["realistic", "hostile"])
 async def test_postings_built_at_once_from_the_cache_are_those_built_record_by_record(
     fixture: str, request: pytest.FixtureRequest
@@ -331,6 +334,7 @@ async def test_postings_built_at_once_from_the_cache_are_those_built_record_by_r
         assert WordCache.loads(data, b"key").prebuilt(other) is None
 
 
+@pytest.mark.unit  # the word cache's rule modules
 def test_the_words_tag_hashes_each_rule_module_it_names() -> None:
     """The tag is made from the code of every module that decides a record's words: each
     is a file where the store keeps it (none falls back to the version unnoticed)."""

@@ -21,7 +21,7 @@ import pytest
 from store import CorruptRow, Memory, MemoryStore
 from store.js import fp
 from store.records.decode import befores_fast, listed_fast
-from store.records.rows import _validated, listed_from_data, parse_listed_row
+from store.records.rows import listed_from_data, parse_listed_row
 from store.records.validate import event_problem, record_problem
 
 ODD_VALUES: tuple[Any, ...] = (
@@ -29,6 +29,8 @@ ODD_VALUES: tuple[Any, ...] = (
     "2026-13-01T00:00:00.000Z", [], ["x"], [1, 2], {}, {"a": 1}, "x" * 600,
 )  # fmt: skip
 NESTED = ("evidence", "feedback")
+
+pytestmark = pytest.mark.unit  # the checks against a reference on the rows module's own validator
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
@@ -149,6 +151,8 @@ def _outcome(parsed: Memory | CorruptRow) -> tuple[Any, ...]:
 
 def _reference(row_id: str, scope: str, hash_: str, raw: str, now: float) -> tuple[Any, ...]:
     """The json module alone decides: how every row was read before orjson."""
+    from store.records.rows import _validated
+
     checked = _validated(row_id, scope, hash_, raw)
     if isinstance(checked, CorruptRow):
         return _outcome(checked)

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from memevo_tui.__main__ import main
 from memevo_tui.core.secrets import mask, spans
+from memevo_tui.term.compat.testing import notifications
 
 from conftest import FIXTURES
 
@@ -441,12 +442,12 @@ async def test_review_marks_the_span_and_x_purges_after_a_preview(planted: Path)
             assert db.execute("SELECT count(*) FROM memories WHERE data LIKE ?",
                               (f"%{AWS}%",)).fetchone()[0] == 1  # fmt: skip
         await press(pilot, "y")
-        await until(pilot, lambda: any(n.title.startswith("Purge") for n in app._notifications),
-                    f"the receipt ({app.screen!r}, {app.held_notices._held})")  # fmt: skip
-        told = [(n.title, n.message) for n in app._notifications]
+        await until(pilot, lambda: any(n.title.startswith("Purge") for n in notifications(app)),
+                    f"the receipt ({app.screen!r}, {app.held_notices.waiting})")  # fmt: skip
+        told = [(n.title, n.message) for n in notifications(app)]
         assert any(title == "Purged" for title, _ in told), told
         await settle(pilot)
-        receipt = next(n.message for n in app._notifications if n.title == "Purged")
+        receipt = next(n.message for n in notifications(app) if n.title == "Purged")
         assert "left in the store: 0" in receipt, receipt
         assert AWS.encode() not in planted.read_bytes(), receipt
         data = json.loads(sqlite3.connect(planted).execute(
@@ -454,6 +455,7 @@ async def test_review_marks_the_span_and_x_purges_after_a_preview(planted: Path)
         assert data["status"] == "forgotten" and "[REDACTED:purged]" in data["content"]
 
 
+@pytest.mark.unit  # the scan's RE2 engines
 def test_the_anchor_prefilter_never_drops_a_match(
     realistic: Path, hostile: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -523,6 +525,7 @@ def test_a_password_split_across_a_line_break_in_a_summary_is_found_and_purged(
     assert (code, left) == (0, []), left
 
 
+@pytest.mark.unit  # the purge's WAL truncation on a busy connection
 async def test_a_checkpoint_a_reader_keeps_busy_is_said_never_raised(realistic: Path) -> None:
     """pi reading (a read transaction open) while the purge truncates the -wal: the
     checkpoint is tried again, then said in the receipt; it never fails the purge."""

@@ -222,6 +222,7 @@ async def test_bad_paths_are_refused_without_creating_anything(tmp_path: Path, k
     assert sorted(os.listdir(tmp_path)) == before
 
 
+@pytest.mark.unit  # aiosqlite's connection thread
 @pytest.mark.parametrize("read_only", [False, True], ids=["writable", "read-only"])
 async def test_an_open_cancelled_at_any_step_leaves_no_connection(
     realistic: Path, monkeypatch: pytest.MonkeyPatch, read_only: bool
@@ -308,6 +309,7 @@ async def test_a_load_in_slices_reads_what_one_statement_reads(
     assert not any(hasattr(m, "data") for m in whole.memories)  # listed records keep no JSON
 
 
+@pytest.mark.unit  # the reads' slice parser
 async def test_a_commit_between_slices_is_neither_doubled_nor_lost(
     realistic: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -72,6 +72,7 @@ def test_the_output_thread_outlives_a_refused_write_and_never_blocks_a_writer() 
     assert lost == [1] and writer.lost.is_set()
 
 
+@pytest.mark.unit  # Textual's driver's signal handlers
 async def test_sigcont_resumes_only_what_ctrl_z_suspended(
     realistic: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from memevo_tui.dialogs.confirm import ConfirmScreen
 from memevo_tui.dialogs.correct import CorrectScreen
+from memevo_tui.term.compat.testing import notifications
 
 from apphelpers import (
     dialog_text,
@@ -144,7 +145,7 @@ async def test_after_a_write_in_review_the_cursor_follows_the_record(realistic: 
                 followed += 1
             else:
                 assert queue.cursor == at + 1
-                said = [str(n.message) for n in app._notifications]
+                said = [str(n.message) for n in notifications(app)]
                 assert any("It left the queue" in s for s in said), said
                 left += 1
         assert followed and left, (followed, left)
@@ -152,7 +153,7 @@ async def test_after_a_write_in_review_the_cursor_follows_the_record(realistic: 
 
 async def test_at_80x24_every_views_footer_keeps_quit_and_help(realistic: Path) -> None:
     """Item 5: the footer fits its width; the keys that do not fit leave, never q or ?."""
-    from textual.widgets._footer import FooterKey
+    from memevo_tui.term.compat.testing import FooterKey
 
     app = make_app(realistic)
     app.state.use_sessions(str(FIXTURES / "sessions"))
@@ -172,8 +173,7 @@ async def test_at_80x24_every_views_footer_keeps_quit_and_help(realistic: Path) 
 async def test_notices_cover_neither_the_status_line_nor_a_dialog(realistic: Path) -> None:
     """Item 5: a notice stands above the status line; one that comes while a dialog is
     open waits for it to close (a warning shows at once, at the top)."""
-    from textual.widgets._toast import Toast
-
+    from memevo_tui.term.compat.testing import Toast
     from memevo_tui.widgets.status_line import StatusLine
 
     app = make_app(realistic)
@@ -234,10 +234,10 @@ async def test_the_view_has_the_focus_again_when_a_dialog_closes(realistic: Path
     once it is back and esc closes the inbox, the memory list has the focus and its keys
     are in the footer (not the tabs', with the view's keys gone)."""
     from textual import events
-    from textual.widgets._footer import FooterKey
 
     from memevo_tui.core.appstate import AppState, Visit
     from memevo_tui.dialogs.inbox import InboxScreen
+    from memevo_tui.term.compat.testing import FooterKey
 
     AppState(realistic).save_visit(Visit(230, 1_793_361_600_000))  # 2026-10-30 12:00
     app = make_app(realistic)

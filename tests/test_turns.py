@@ -387,7 +387,7 @@ async def test_a_records_detail_gives_its_recall_log_once_the_turns_are_replayed
         detail = app.query_one(MemoryDetail)
         await until(pilot, lambda: detail.shown is not None and detail.shown.id == record,
                     "the record's detail")  # fmt: skip
-        text = drawn_text(detail._parts[MemoryDetail.TURNS])
+        text = drawn_text(detail.part(MemoryDetail.TURNS))
         last = max(t.prompt.moment_ms for t in injected)
         assert f"injected in {len(injected)} turn(s), last on {iso(last)[:10]}" in text
 

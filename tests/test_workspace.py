@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from apphelpers import opened
 from conftest import FIXTURES
 
@@ -90,6 +92,7 @@ async def test_the_recall_log_shows_in_the_detail_pane_once_known(realistic: Pat
                     "the recall log")  # fmt: skip
 
 
+@pytest.mark.unit  # the palette provider's entries
 async def test_the_palette_says_the_key_a_binding_has_after_a_remap(realistic: Path) -> None:
     from memevo_tui.app.commands import MemevoCommands
 

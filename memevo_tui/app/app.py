@@ -199,7 +199,7 @@ class MemevoApp(App[None]):
             self._polling = True
             self.settle_journal()
             self.offer_inbox()
-            self.set_interval(INTERVAL, self._poll)
+            self.set_interval(INTERVAL, self.live_tick)
             if self.live_demo:
                 self.run_learner()
 
@@ -254,15 +254,14 @@ class MemevoApp(App[None]):
             state.remembered.save_visit(Visit(state.last_rowid, state.clock()))
         await state.close()
 
-    # ------------------------------------------------------------ live
-
     def action_toggle_live(self) -> None:
         self.state.set_live(not self.state.live)
         self.notify("Live updates resumed" if self.state.live else "Live updates paused")
         if self.state.live:
-            self._poll()
+            self.live_tick()
 
-    def _poll(self) -> None:
+    def live_tick(self) -> None:
+        """One tick of the live timer: what other connections committed, read."""
         if self.state.live and self.state.store is not None and self.state.loaded:
             self.check_changes()
 

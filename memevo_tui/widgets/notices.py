@@ -36,6 +36,11 @@ class HeldNotices:
         self._held: list[Notice] = []
         self._show = show
 
+    @property
+    def waiting(self) -> tuple[Notice, ...]:
+        """The notices waiting now, oldest first."""
+        return tuple(self._held)
+
     def hold(self, screen: Screen[object], notice: Notice) -> bool:
         """True: ``notice`` waits (an information over a dialog); False: show it now."""
         if notice.severity == "information" and isinstance(screen, ModalScreen):
