@@ -164,15 +164,22 @@ def test_every_name_of_the_store_s_face_is_there() -> None:
         assert getattr(store, name) is (found if original is None else getattr(found, original))
 
 
-def test_no_function_of_the_dashboard_is_over_80_lines() -> None:
+BUILDERS = {"store/demo/demo.py:_build"}
+"""The functions allowed over 80 lines: test data builders, which read as the data
+they write (issue 57)."""
+
+
+def test_no_function_of_the_dashboard_or_the_store_is_over_80_lines() -> None:
     """A function that long does several things: split it along what each does."""
     long = []
-    for path in sorted((ROOT / "memevo_tui").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                length = (node.end_lineno or node.lineno) - node.lineno + 1
-                if length > 80:
-                    long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({length})")
+    for package in ("memevo_tui", "store"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    length = (node.end_lineno or node.lineno) - node.lineno + 1
+                    where = f"{path.relative_to(ROOT)}:{node.name}"
+                    if length > 80 and where not in BUILDERS:
+                        long.append(f"{where} ({length})")
     assert long == []
 
 
@@ -183,11 +190,11 @@ def test_the_app_module_stays_small() -> None:
     assert len(lines) <= 300
 
 
-def test_no_module_of_the_dashboard_is_over_450_lines() -> None:
-    """A module that long holds several things (issue 46): split it along what each
-    part holds, as ``state/``, ``export/``, ``appstate/`` and ``verbs/`` were."""
+def test_no_module_of_the_dashboard_or_the_store_is_over_450_lines() -> None:
+    """A module that long holds several things (issues 46, 57): split it along what
+    each part holds, as ``state/``, ``export/``, ``reads/`` and ``past/`` were."""
     long = []
-    for path in sorted((ROOT / "memevo_tui").rglob("*.py")):
+    for path in [*(ROOT / "memevo_tui").rglob("*.py"), *(ROOT / "store").rglob("*.py")]:
         lines = len(path.read_text(encoding="utf-8").splitlines())
         if lines > 450:
             long.append(f"{path.relative_to(ROOT)} ({lines})")

@@ -19,6 +19,7 @@ import re
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from ..clock import Clock
 from ..js import iso
@@ -58,6 +59,42 @@ def _summary(claims: list[tuple[str, str]]) -> str:
     return "\n".join(parts)
 
 
+def _next_source(
+    rng: random.Random, recent: dict[str, list[tuple[str, str]]], runs: int, at: str
+) -> dict[str, Any]:
+    """The next compaction summary the demo's pi writes (its scope's recent topics)."""
+    scope = rng.choice(SCOPES)
+    svc = rng.choice(SERVICES)
+    kind, template = rng.choice(TOPICS)
+    text = template.format(svc=svc, port=rng.randint(3000, 9999), n=rng.choice((7, 14, 30)))
+    recent[scope] = [*recent[scope][-5:], (kind, text)]
+    session = uuid.UUID(int=rng.getrandbits(128), version=4)
+    return {
+        "id": f"compact:{session}:{runs:08x}",
+        "scope": scope,
+        "kind": "summary",
+        "content": _summary([(kind, text), *recent[scope][-2:]]),
+        "createdAt": at,
+    }
+
+
+def _claims(rng: random.Random, candidates: list[dict[str, Any]]) -> list[ClaimIn]:
+    """What the demo's model claims: now and then a later number replacing an older
+    record's, and often a new record."""
+    claims = []
+    numbered = [c for c in candidates if _NUMBER.search(c["content"])]
+    if numbered and rng.random() < 0.35:
+        old = rng.choice(numbered)
+        new_text = _NUMBER.sub(lambda m: str(int(m.group(0)) + 1), old["content"], 1)
+        claims.append(ClaimIn(old["kind"], new_text, replaces=old["id"]))
+    if rng.random() < 0.6:
+        svc2 = rng.choice(SERVICES)
+        kind2, template2 = rng.choice(TOPICS)
+        text = template2.format(svc=svc2, port=rng.randint(3000, 9999), n=rng.choice((7, 14, 30)))
+        claims.append(ClaimIn(kind2, text))
+    return claims
+
+
 async def learn_forever(
     path: str | Path,
     *,
@@ -92,20 +129,8 @@ async def learn_forever(
         next_call = clock()
         while not stop.is_set() and (limit is None or runs < limit):
             runs += 1
-            scope = rng.choice(SCOPES)
-            svc = rng.choice(SERVICES)
-            kind, template = rng.choice(TOPICS)
-            text = template.format(svc=svc, port=rng.randint(3000, 9999), n=rng.choice((7, 14, 30)))
-            recent[scope] = [*recent[scope][-5:], (kind, text)]
-            session = uuid.UUID(int=rng.getrandbits(128), version=4)
-            sid = f"compact:{session}:{runs:08x}"
-            source = {
-                "id": sid,
-                "scope": scope,
-                "kind": "summary",
-                "content": _summary([(kind, text), *recent[scope][-2:]]),
-                "createdAt": iso(clock()),
-            }
+            source = _next_source(rng, recent, runs, iso(clock()))
+            sid = source["id"]
             try:
                 await learning.capture(source)
                 await pause(interval * rng.uniform(0.3, 1.0))
@@ -121,27 +146,9 @@ async def learn_forever(
                 if rng.random() < 0.2:
                     await learning.fail(run, rng.choice(FAILURES), jitter=rng)
                     continue
-                claims = []
-                # Now and then, later evidence replaces an older record (a new number).
-                numbered = [c for c in run.candidates if _NUMBER.search(c["content"])]
-                if numbered and rng.random() < 0.35:
-                    old = rng.choice(numbered)
-                    new_text = _NUMBER.sub(lambda m: str(int(m.group(0)) + 1), old["content"], 1)
-                    claims.append(ClaimIn(old["kind"], new_text, replaces=old["id"]))
-                if rng.random() < 0.6:
-                    svc2 = rng.choice(SERVICES)
-                    kind2, template2 = rng.choice(TOPICS)
-                    claims.append(
-                        ClaimIn(
-                            kind2,
-                            template2.format(
-                                svc=svc2, port=rng.randint(3000, 9999), n=rng.choice((7, 14, 30))
-                            ),
-                        )
-                    )
                 await learning.finish(
                     run,
-                    claims,
+                    _claims(rng, run.candidates),
                     model=model,
                     diagnostic={"protocol": 2, "model": model, "outputBytes": 120},
                     charged_usd=round(rng.uniform(0.004, 0.02), 6),

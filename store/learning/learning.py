@@ -26,6 +26,7 @@ from .failures import OUTPUT_CODES, Failing
 from .run import ClaimIn as ClaimIn
 from .run import LearningFailure as LearningFailure
 from .run import Run as Run
+from .run import Staged
 
 LEASE_GRACE_MS = 30_000
 DEFAULT_TIMEOUT_MS = 120_000
@@ -306,88 +307,8 @@ class Learning(Failing):
                 or await self._generation(db, source["scope"]) != run.generation
             ):
                 raise LearningFailure("stale")
-            shown = {c["id"]: c for c in run.candidates}
-            staged: dict[str, dict[str, Any]] = {}
-            targets: set[str] = set()
-            reaffirmed: set[str] = set()
-            weaker = 0
-
-            def annotate(record: dict[str, Any], terms: tuple[str, ...] | None) -> None:
-                if not terms or record["layer"] == "pinned":
-                    return
-                current = staged.get(record["id"], record)
-                wanted = list(dict.fromkeys(terms))
-                if current["status"] not in ("provisional", "confirmed"):
-                    return
-                if js_json(current.get("searchTerms")) != js_json(wanted):
-                    staged[record["id"]] = {
-                        **current,
-                        "searchTerms": wanted,
-                        "revision": js_next(record["revision"]),
-                    }
-
-            for claim in claims:
-                if claim.replaces is None:
-                    new = await self._claim_record(db, source, claim, "model")
-                    if new is not None and not any(
-                        fp(s["content"]) == fp(new["content"])
-                        and s["status"] in ("provisional", "confirmed")
-                        for s in staged.values()
-                    ):
-                        staged[new["id"]] = new
-                    elif new is None:
-                        for existing in run.memories:
-                            if existing["kind"] == claim.kind and fp(existing["content"]) == fp(
-                                claim.content
-                            ):
-                                annotate(existing, claim.search_terms)
-                    continue
-                old = shown.get(claim.replaces)
-                if old is None:
-                    raise LearningFailure("invalid_output", "unknown_replaces")
-                if old["id"] in targets:
-                    raise LearningFailure("invalid_output", "duplicate_replaces")
-                if old["layer"] == "pinned":
-                    raise LearningFailure("write_rejected", "pinned_replaces")
-                if (parse_ms(old["updatedAt"]) or 0.0) > created_ms:
-                    raise LearningFailure("write_rejected", "newer_replaces")
-                targets.add(old["id"])
-                if old["kind"] != claim.kind:
-                    raise LearningFailure("invalid_output", "replaces_kind")
-                if fp(old["content"]) == fp(claim.content):
-                    reaffirmed.add(old["id"])
-                    if source["kind"] != "summary" and may_replace(old, basis):
-                        staged[old["id"]] = {
-                            **old,
-                            "sourceEntryId": sid,
-                            "updatedAt": source["createdAt"],
-                            "evidence": {
-                                "basis": basis,
-                                "method": "model",
-                                "sourceId": sid,
-                                "at": source["createdAt"],
-                            },
-                            "status": "provisional",
-                            "revision": js_next(old["revision"]),
-                        }
-                    annotate(old, claim.search_terms)
-                    continue
-                new = await self._claim_record(db, source, claim, "model")
-                if new is None:
-                    continue
-                if not may_replace(old, basis):
-                    await self.store.block(db, new, keep_source_id=sid)
-                    staged[new["id"]] = {**new, "status": "conflicted"}
-                    weaker += 1
-                    continue
-                await self.store.block(db, old, keep_source_id=sid)
-                staged[old["id"]] = {
-                    **staged.get(old["id"], old),
-                    "status": "forgotten",
-                    "updatedAt": source["createdAt"],
-                    "revision": js_next(old["revision"]),
-                }
-                staged[new["id"]] = new
+            st = await self._stage(db, run, claims, basis)
+            staged, targets, reaffirmed, weaker = st.staged, st.targets, st.reaffirmed, st.weaker
 
             reason = f"{model}: {sid}"
             if weaker:
@@ -411,6 +332,84 @@ class Learning(Failing):
                 db, sid, run.attempt, "done", "", charged_usd, input_tokens, output_tokens
             )
             return event_id
+
+    async def _stage(
+        self, db: aiosqlite.Connection, run: Run, claims: list[ClaimIn], basis: str
+    ) -> Staged:
+        """Each claim in turn, as pi stages it (§5.5): a new record, or a replacement of
+        one it was shown (checked first: known, once, not pinned, not newer, same kind)."""
+        st = Staged()
+        for claim in claims:
+            if claim.replaces is None:
+                new = await self._claim_record(db, run.source, claim, "model")
+                if new is not None and not any(
+                    fp(s["content"]) == fp(new["content"])
+                    and s["status"] in ("provisional", "confirmed")
+                    for s in st.staged.values()
+                ):
+                    st.staged[new["id"]] = new
+                elif new is None:
+                    for existing in run.memories:
+                        if existing["kind"] == claim.kind and fp(existing["content"]) == fp(
+                            claim.content
+                        ):
+                            st.annotate(existing, claim.search_terms)
+                continue
+            await self._stage_replacement(db, run, claim, basis, st)
+        return st
+
+    async def _stage_replacement(
+        self, db: aiosqlite.Connection, run: Run, claim: ClaimIn, basis: str, st: Staged
+    ) -> None:
+        source = run.source
+        sid = source["id"]
+        created_ms = parse_ms(source["createdAt"]) or 0.0
+        old = {c["id"]: c for c in run.candidates}.get(claim.replaces or "")
+        if old is None:
+            raise LearningFailure("invalid_output", "unknown_replaces")
+        if old["id"] in st.targets:
+            raise LearningFailure("invalid_output", "duplicate_replaces")
+        if old["layer"] == "pinned":
+            raise LearningFailure("write_rejected", "pinned_replaces")
+        if (parse_ms(old["updatedAt"]) or 0.0) > created_ms:
+            raise LearningFailure("write_rejected", "newer_replaces")
+        st.targets.add(old["id"])
+        if old["kind"] != claim.kind:
+            raise LearningFailure("invalid_output", "replaces_kind")
+        if fp(old["content"]) == fp(claim.content):
+            st.reaffirmed.add(old["id"])
+            if source["kind"] != "summary" and may_replace(old, basis):
+                st.staged[old["id"]] = {
+                    **old,
+                    "sourceEntryId": sid,
+                    "updatedAt": source["createdAt"],
+                    "evidence": {
+                        "basis": basis,
+                        "method": "model",
+                        "sourceId": sid,
+                        "at": source["createdAt"],
+                    },
+                    "status": "provisional",
+                    "revision": js_next(old["revision"]),
+                }
+            st.annotate(old, claim.search_terms)
+            return
+        new = await self._claim_record(db, source, claim, "model")
+        if new is None:
+            return
+        if not may_replace(old, basis):
+            await self.store.block(db, new, keep_source_id=sid)
+            st.staged[new["id"]] = {**new, "status": "conflicted"}
+            st.weaker += 1
+            return
+        await self.store.block(db, old, keep_source_id=sid)
+        st.staged[old["id"]] = {
+            **st.staged.get(old["id"], old),
+            "status": "forgotten",
+            "updatedAt": source["createdAt"],
+            "revision": js_next(old["revision"]),
+        }
+        st.staged[new["id"]] = new
 
     async def _reinforce(self, db: aiosqlite.Connection, memory_id: str, stamp: float) -> None:
         """§5.6: move ``reinforcedAt`` forward; no event, nothing else changes."""
