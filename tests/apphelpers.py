@@ -75,11 +75,22 @@ class SteadyApp(MemevoApp):
 
 
 def make_app(
-    path: Path, *, read_only: bool = False, now: str = FIXTURE_NOW, **kwargs: Any
+    path: Path,
+    *,
+    read_only: bool = False,
+    now: str = FIXTURE_NOW,
+    sessions: Path | str | None = None,
+    **kwargs: Any,
 ) -> MemevoApp:
+    """The dashboard on ``path`` at the fixture's moment (``now``), ids counted, no key
+    map of the user's; ``sessions``: where pi's session files are (default: where pi
+    keeps them)."""
     kwargs.setdefault("keymap", {})
     kwargs.setdefault("clock", fixed_clock(now))
-    return SteadyApp(path, read_only=read_only, new_id=counter_ids(), **kwargs)
+    app = SteadyApp(path, read_only=read_only, new_id=counter_ids(), **kwargs)
+    if sessions is not None:
+        app.state.use_sessions(str(sessions))
+    return app
 
 
 class HeldClock:

@@ -27,14 +27,12 @@ from apphelpers import (
     event_count,
     last_event,
     list_view,
-    make_app,
     memory_list,
     opened,
     press,
     select,
     settle,
     stored,
-    wait_loaded,
 )
 
 
@@ -297,9 +295,7 @@ async def test_search_pane(realistic: Path) -> None:
 
 
 async def test_read_only_write_keys_explain_and_write_nothing(realistic: Path) -> None:
-    app = make_app(realistic, read_only=True)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic, read_only=True) as (app, pilot):
         notes = Notes(app)
         before = event_count(realistic)
         for key in ("p", "1", "2", "3", "4", "d", "e", "r", "c", "u"):
@@ -356,9 +352,7 @@ async def test_help_screen_and_palette(realistic: Path) -> None:
 
 
 async def test_keymap_remaps_a_binding(realistic: Path) -> None:
-    app = make_app(realistic, keymap={"memory.pin": "x"})
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic, keymap={"memory.pin": "x"}) as (_app, pilot):
         await select(pilot, DURABLE)
         await press(pilot, "x")
         assert stored(realistic, DURABLE)["layer"] == "pinned"

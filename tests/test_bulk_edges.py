@@ -176,9 +176,7 @@ def test_kill_9_during_a_bulk_forget_leaves_it_one_batch(tmp_path: Path) -> None
     print(f"killed after {len(written)} of {len(pending.targets)} forgets")
 
     async def reopen() -> None:
-        app = make_app(db)
-        async with app.run_test(size=(160, 50)) as pilot:
-            await wait_loaded(pilot)
+        async with opened(db) as (_app, pilot):
             await until(pilot, lambda: not state.pending(), "the journal reconciled")
             if len(written) >= 2:
                 (batch,) = state.batches()

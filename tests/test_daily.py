@@ -165,9 +165,7 @@ async def test_e_uses_the_users_editor(realistic: Path, tmp_path: Path) -> None:
     editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
     os.environ["VISUAL"] = str(editor)
     try:
-        app = make_app(realistic)
-        async with app.run_test(size=(160, 50)) as pilot:
-            await wait_loaded(pilot)
+        async with opened(realistic) as (app, pilot):
             await select(pilot, DURABLE)
             await press(pilot, "e")
             assert isinstance(app.screen, ConfirmScreen)  # every fix asks first (issue 57)
@@ -594,9 +592,7 @@ async def test_review_says_when_its_filter_matches_nothing_and_never_repeats_its
 async def test_help_lists_the_palette_key_and_a_key_map_can_move_it(realistic: Path) -> None:
     from rich.console import Console
 
-    app = make_app(realistic, keymap={"app.palette": "ctrl+k"})
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic, keymap={"app.palette": "ctrl+k"}) as (app, pilot):
         await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
         console = Console(width=200, record=True)
@@ -711,9 +707,7 @@ async def test_a_key_typed_right_after_esc_goes_where_esc_went(realistic: Path) 
     from textual.widgets import TabbedContent
 
     for burst in (["escape", "m"], ["alt+m"]):
-        app = make_app(realistic)
-        async with app.run_test(size=(160, 50)) as pilot:
-            await wait_loaded(pilot)
+        async with opened(realistic) as (app, pilot):
             await pilot.press("i", "slash", *"kyverno")
             await settle(pilot)
             prompt = app.query_one("#recall-input", Input)

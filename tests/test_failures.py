@@ -457,9 +457,7 @@ async def test_the_paste_guard_is_what_the_driver_parses_with(realistic: Path) -
 
 async def test_a_bad_key_map_is_named_once_and_a_clash_is_not_applied(realistic: Path) -> None:
     keymap = {"memory.forget": "p", "no.such.binding": "x", "memory.useful": "ctrl+zz"}
-    app = make_app(realistic, keymap=keymap)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic, keymap=keymap) as (app, pilot):
         warnings = [n for n in notifications(app) if n.severity == "warning"]
         assert len(warnings) == 1 and warnings[0].title == "Key map: 3 problem(s)"
         text = warnings[0].message

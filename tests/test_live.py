@@ -321,9 +321,7 @@ async def test_a_run_whose_lease_runs_out_reads_stalled_then_without_a_key(
     """The clock passing a lease's expiry redraws the row and its pane: no key, no
     reload. (The clock here stands a moment before the lease ends, then runs on.)"""
     clock = HeldClock(LEASE_ENDS - 1500)
-    app = make_app(realistic, clock=clock)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic, clock=clock) as (app, pilot):
         await press(pilot, "l")
         source_list = app.query_one(SourceList)
         at = source_list.index_of(LEASED)

@@ -317,9 +317,7 @@ async def test_since_your_last_visit(realistic: Path) -> None:
     visit = AppState(realistic).visit()
     assert visit is not None and visit.rowid == 246
     subprocess.run([sys.executable, "-c", CAPTURE_AND_FAIL, str(realistic)], check=True, cwd=ROOT)
-    app = make_app(realistic, now="2026-11-02T10:00:00.000Z")
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic, now="2026-11-02T10:00:00.000Z") as (app, pilot):
         await settle(pilot)
         inbox = app.screen
         assert isinstance(inbox, InboxScreen)

@@ -12,6 +12,7 @@ from typing import Any
 
 from store import StoreError
 
+from apphelpers import opened
 from conftest import FIXTURES
 
 SESSIONS = FIXTURES / "sessions"
@@ -136,14 +137,11 @@ async def test_d_in_a_fresh_dashboard_asks_the_same_words_as_forget_prove(
 ) -> None:
     from memevo_tui.dialogs.confirm import ConfirmScreen
 
-    from apphelpers import dialog_text, make_app, press, select, until, wait_loaded
+    from apphelpers import dialog_text, press, select, until
 
     printed = cli("--db", str(realistic), "forget", RECORD, "--prove", "--sessions", str(SESSIONS))
     effect = printed.stdout.splitlines()[-1]
-    app = make_app(realistic)
-    app.state.use_sessions(str(SESSIONS))
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic, sessions=SESSIONS) as (app, pilot):
         await select(pilot, RECORD)
         await press(pilot, "d")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
@@ -163,21 +161,16 @@ async def test_a_merge_in_a_fresh_dashboard_is_proven_before_it_is_asked(
 
     from apphelpers import (
         dialog_text,
-        make_app,
         press,
         select,
         settle,
         stored,
         until,
-        wait_loaded,
         words,
     )
 
     other = "fbdae88003711523835db523"  # infra too
-    app = make_app(realistic)
-    app.state.use_sessions(str(SESSIONS))
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic, sessions=SESSIONS) as (app, pilot):
         for memory_id in (RECORD, other):
             await select(pilot, memory_id)
             await pilot.press("space")

@@ -17,6 +17,7 @@ from memevo_tui.__main__ import main
 from memevo_tui.core.secrets import mask, spans
 from memevo_tui.term.compat.testing import notifications
 
+from apphelpers import opened
 from conftest import FIXTURES
 
 AWS = "AKIAQ3EGRTZ7XK2PLM4N"
@@ -94,11 +95,9 @@ def planted(realistic: Path) -> Path:
 async def test_a_secret_heads_the_review_queue(planted: Path) -> None:
     from memevo_tui.views.review import ReviewView
 
-    from apphelpers import make_app, press, until, wait_loaded
+    from apphelpers import press, until
 
-    app = make_app(planted)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(planted) as (app, pilot):
         await press(pilot, "w")
         view = app.query_one(ReviewView)
         await until(pilot, lambda: bool(view.queue), "the queue")

@@ -20,12 +20,9 @@ async def test_a_fix_is_proven_in_a_fresh_dashboard_without_opening_turns(
     from memevo_tui.dialogs.confirm import ConfirmScreen
     from memevo_tui.widgets.memory_list import MemoryList
 
-    from apphelpers import dialog_text, make_app, press, stored, until, wait_loaded
+    from apphelpers import dialog_text, press, stored, until
 
-    app = make_app(realistic)
-    app.state.use_sessions(str(SESSIONS))
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic, sessions=SESSIONS) as (app, pilot):
         assert app.query_one("#tabs").active == "memories"  # type: ignore[attr-defined]
         sessions = await app.state.replay.replayed()  # the one replay, started at load
         turns = [t for s in sessions for t in s.turns]
@@ -80,12 +77,9 @@ async def test_a_fix_asks_first_even_before_the_replay_has_ended(realistic: Path
 async def test_the_recall_log_shows_in_the_detail_pane_once_known(realistic: Path) -> None:
     from memevo_tui.widgets.memory_detail import MemoryDetail
 
-    from apphelpers import drawn_text, make_app, until, wait_loaded
+    from apphelpers import drawn_text, until
 
-    app = make_app(realistic)
-    app.state.use_sessions(str(SESSIONS))
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic, sessions=SESSIONS) as (app, pilot):
         detail = app.query_one(MemoryDetail)
         await until(pilot, lambda: app.state.injections is not None, "the replay")
         await until(pilot, lambda: "Recall log:" in drawn_text(detail.part(detail.TURNS)),
@@ -96,11 +90,7 @@ async def test_the_recall_log_shows_in_the_detail_pane_once_known(realistic: Pat
 async def test_the_palette_says_the_key_a_binding_has_after_a_remap(realistic: Path) -> None:
     from memevo_tui.app.commands import MemevoCommands
 
-    from apphelpers import make_app, wait_loaded
-
-    app = make_app(realistic, keymap={"app.time": "ctrl+y"})
-    async with app.run_test(size=(160, 50)) as pilot:
-        await wait_loaded(pilot)
+    async with opened(realistic, keymap={"app.time": "ctrl+y"}) as (app, _pilot):
         provider = MemevoCommands(app.screen)
         shown = {title: help_text for title, _, help_text in provider._entries()}
         assert shown["Time dial: show the store as of another day"] == "key: ctrl+y"
