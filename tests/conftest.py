@@ -35,6 +35,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     its time waiting (for a worker, a timer, a subprocess); a second worker per core
     fills that time (2 cores: the suite's wall time down by about a quarter)."""
     return min(8, 2 * (os.cpu_count() or 1))
+
+
 FIXTURE_NOW = "2026-11-01T12:00:00.000Z"
 DEMO_NOW = "2026-11-29T12:00:00.000Z"
 

@@ -139,3 +139,39 @@ async def test_the_timelines_enter_reorders_the_memory_list_as_of_that_day(
         newest = max(parse_ms(r.updated_at) or 0.0 for r in app.state.rows
                      if isinstance(r, Memory) and r.active)  # fmt: skip
         assert times[0] == newest
+
+
+async def test_a_key_means_one_thing_wherever_the_focus_is(realistic: Path) -> None:
+    """Issue 57: in each view, for each widget that can take the focus, the keys of
+    every node from it up to the app (global keys included) mean one thing each; a
+    text box's default key the dashboard uses (ctrl+e) is passed up to it."""
+    from textual.binding import Binding
+
+    from memevo_tui.app.registry import VIEWS
+    from memevo_tui.dialogs.menu import Menu
+    from memevo_tui.widgets.debounced_input import DebouncedInput
+
+    from apphelpers import press, until
+
+    async with opened(realistic, sessions=SESSIONS) as (app, pilot):
+        clashes, looked = [], 0
+        for view in VIEWS:
+            await press(pilot, view.key)
+            pane = app.screen.query_one(f"#{view.id}")
+            for widget in [pane, *pane.query("*")]:
+                if not widget.focusable:
+                    continue
+                looked += 1
+                meaning: dict[str, set[str]] = {}
+                for node in [widget, *widget.ancestors]:
+                    for b in type(node).BINDINGS:
+                        if isinstance(b, Binding) and b.action != "pass_up":
+                            for key in b.key.split(","):
+                                meaning.setdefault(key.strip(), set()).add(b.id or b.action)
+                clashes += [(view.id, type(widget).__name__, key, sorted(ids))
+                            for key, ids in meaning.items() if len(ids) > 1]  # fmt: skip
+        assert looked >= 16 and clashes == []
+        await press(pilot, "m")
+        app.query_one("#memories").query_one(DebouncedInput).focus()
+        await press(pilot, "ctrl+e")  # export, from the filter box too
+        await until(pilot, lambda: isinstance(app.screen, Menu), "the export menu")

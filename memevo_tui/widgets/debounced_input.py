@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from textual.actions import SkipAction
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input
+
+PASSED_UP = ("ctrl+e",)
+"""Keys a text box takes by default that the dashboard gives a meaning of its own
+(ctrl+e: export): in the box they keep that meaning (``end`` still ends the line)."""
 
 
 class DebouncedInput(Input):
@@ -33,6 +41,14 @@ class DebouncedInput(Input):
         def stale(self) -> bool:
             """True when the box changed (or was submitted) after this was posted."""
             return self.generation != self.box.generation
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(key, "pass_up", show=False, id="input.pass_up") for key in PASSED_UP
+    ]
+
+    def action_pass_up(self) -> None:
+        """The key is the dashboard's: the bindings of the view and the screen take it."""
+        raise SkipAction()
 
     def __init__(self, *, delay: float, placeholder: str = "", id: str | None = None) -> None:
         super().__init__(placeholder=placeholder, id=id)
