@@ -63,7 +63,7 @@ def test_the_readme_is_short_and_its_details_moved_to_docs() -> None:
 def test_the_quick_start_is_two_commands_and_ci_runs_them() -> None:
     first, second = quick_start(README)
     assert first.endswith(".venv/bin/memevo-tui --demo")
-    assert second == ".venv/bin/python -m pytest -n auto"  # in parallel: CI stays well in time
+    assert second == ".venv/bin/python -m pytest -n auto --dist worksteal"  # CI stays in time
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "scripts/readme_quickstart.py" in ci
     # the README's command as written, with the slowest tests printed after it
