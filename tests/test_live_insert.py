@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.strip import Strip
 
 from memevo_tui.core.view import SORTS, apply_view
 from memevo_tui.widgets.memory_browser import MemoryBrowser
@@ -188,3 +189,43 @@ async def test_a_big_store_opens_at_the_top_of_its_list_after_the_first_screenfu
         assert memory_list.cursor == 0 and memory_list.scroll_y == 0
         assert memory_list.highlighted is memory_list.rows[0]
     assert pages == [20]  # a first screenful was shown before the rest
+
+
+async def test_a_new_memory_above_a_scrolled_window_repaints_only_the_status_line(
+    realistic: Path,
+) -> None:
+    """Issue 60: scrolled down the list, a new memory sorted above the window moves the
+    window and the cursor down with the rows: every line on screen shows what it
+    showed, the list draws no line again, and the status line counts it."""
+    async with opened(realistic) as (app, pilot):
+        memory_list = app.query_one("#memory-list", MemoryList)
+        memory_list.focus()
+        for _ in range(3):
+            await pilot.press("pagedown")
+        await settle(pilot)
+        top, cursor = round(memory_list.scroll_y), memory_list.cursor
+        assert 0 < top <= cursor
+        height = memory_list.scrollable_content_region.height
+
+        def lines() -> list[str]:
+            return [memory_list.render_line(y).text for y in range(height)]
+
+        before, first = lines(), memory_list.highlighted
+        drawn: list[int] = []
+        draw = memory_list.render_line
+
+        def counted(y: int) -> Strip:
+            drawn.append(y)
+            return draw(y)
+
+        memory_list.render_line = counted  # type: ignore[method-assign]
+        newest = max(r.updated_at for r in memory_list.rows if isinstance(r, Memory))
+        add_elsewhere(realistic, NEW_ID, "A memory learned just now", newest[:-4] + "999Z")
+        await until(pilot, lambda: memory_list.index_of(NEW_ID) == 0, "the new memory")
+        await settle(pilot)
+        assert drawn == []  # no line of the list drawn again
+        del memory_list.render_line
+        assert memory_list.highlighted is first and memory_list.cursor == cursor + 1
+        assert round(memory_list.scroll_y) == top + 1 and lines() == before
+        status = str(app.screen.query_one("#status-line").render())
+        assert "1 new above (g: go to them)" in status

@@ -93,6 +93,17 @@ def row_strip(
     return Strip(segments).simplify().adjust_cell_length(width, base)
 
 
+def column_at(columns: Sequence[Column], x: int) -> str | None:
+    """The sort key of the column drawn at ``x`` (None: none is)."""
+    used = 0
+    for col in columns:
+        width = col.width or 10_000
+        if used <= x < used + width + 1:
+            return col.sort_key
+        used += width + 1
+    return None
+
+
 def resolved_style(widget: Widget, name: str) -> Style:
     """Component class ``name``'s style, its colour resolved as Textual resolves widget
     text: ``auto`` colours contrast with the background and translucent ones are

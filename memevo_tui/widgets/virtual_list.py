@@ -1,9 +1,8 @@
 """A keyboard-driven list that renders only the lines on screen (Textual's line API).
 
-Subclasses name their columns and say how a row reads and looks; this base
-keeps the cursor, scrolling, a sticky header and a small cache of drawn lines,
-so a list of 100,000 rows costs what the visible 40 cost.
-"""
+Subclasses name their columns and say how a row reads and looks; this base keeps the
+cursor, scrolling, a sticky header and a small cache of drawn lines: a list of 100,000
+rows costs what the visible 40 cost."""
 
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..core.text import one_line
-from .columns import Column, fit, fitting, header_strip, resolved_style, row_strip
+from .columns import Column, column_at, fit, fitting, header_strip, resolved_style, row_strip
 from .list_message import ListMessage
 from .positions import Positions
 
@@ -143,11 +142,8 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
 
     def hold_anchor(self) -> None:
         """A filter is being typed: until ``drop_anchor``, each new set of rows puts the
-        cursor on the row highlighted now, or on the first row when it is not shown.
-
-        So where the cursor ends depends on the filter typed, not on which half-typed
-        filters happened to apply while the typist paused.
-        """
+        cursor on the row highlighted now, or on the first row when it is not shown (so
+        where it ends depends on the filter, not on when the typist paused)."""
         current = self.highlighted
         self._anchor = self.row_key(current) if current is not None else ""
 
@@ -202,14 +198,26 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         """Put a new row at ``index``; the cursor stays on its row. A list of 100,000
         rows takes one without numbering them all again."""
         index = max(0, min(index, len(self.rows)))
+        top = round(self.scroll_offset.y)
         self.rows.insert(index, row)
         self._where.inserted(index, self.row_key(row))
         self._moved(index, 1)
+        if 0 <= index < top <= self.cursor:
+            self._held_above()
+            return
         if len(self.rows) == 1:
             self.cursor = 0  # the first row: highlighted now
         elif index <= self.cursor:
             self.cursor += 1  # the same row, one lower
         self._shown_moved(index)
+
+    def _held_above(self) -> None:
+        """A row came in above the scrolled window: the window and the cursor move down
+        with the rows, every line shows what it showed, none is drawn again."""
+        top = round(self.scroll_offset.y) + 1
+        self.set_reactive(VirtualList.scroll_y, float(top))
+        self.set_reactive(VirtualList.scroll_target_y, float(top))
+        self.set_reactive(VirtualList.cursor, self.cursor + 1)
 
     def remove_row(self, index: int) -> None:
         """Take out the row at ``index``; the cursor stays on its row (on the next one
@@ -364,22 +372,14 @@ class VirtualList(ScrollView, Generic[T], can_focus=True):
         if offset is None:
             return
         if offset.y == 0:
-            column = self._column_at(offset.x)
+            columns = self.visible_columns(self.scrollable_content_region.width)
+            column = column_at(columns, offset.x)
             if column is not None:
                 self.post_message(self.HeaderClicked(self, column))
             return
         index = round(self.scroll_offset.y) + offset.y - 1
         if 0 <= index < len(self.rows):
             self.cursor = index
-
-    def _column_at(self, x: int) -> str | None:
-        used = 0
-        for col in self.visible_columns(self.scrollable_content_region.width):
-            width = col.width or 10_000
-            if used <= x < used + width + 1:
-                return col.sort_key
-            used += width + 1
-        return None
 
     # ------------------------------------------------------------ drawing
 
