@@ -13,7 +13,6 @@ from store import StoreError
 
 from ..core.asking import Answer, Question, TextQuestion, Told, VerbQuestion
 from ..core.text import visible
-from ..core.verbs import Confirm
 from .exits import EXIT_CANNOT_RUN, EXIT_OK, EXIT_REFUSED
 from .output import Output
 
@@ -31,19 +30,14 @@ class TerminalHost:
         self.text = text
         self.stdin = stdin if stdin is not None else sys.stdin
         self.code = EXIT_OK
-        self.asked = False
-        self.wrote = False
         self._work: set[asyncio.Task[None]] = set()
 
     def ask(self, question: Question, then: Callable[[Answer], None]) -> None:
         if isinstance(question, TextQuestion):
             then(self.text)
             return
-        self.asked = True
         if isinstance(question, VerbQuestion):
-            verb = question.verb
-            confirm = verb.confirm or Confirm(f"{verb.label}?", "", verb.label)
-            self.o.line(confirm.title)
+            self.o.line(question.verb.asking.title)
             self.o.line(visible(question.text, keep_newlines=True))
             if question.effect:
                 self.o.line(question.effect)
@@ -74,7 +68,6 @@ class TerminalHost:
             self.code = EXIT_REFUSED if told.title in ("Refused", "Changed under you") \
                 else EXIT_CANNOT_RUN  # fmt: skip
         if told.title == "Saved":
-            self.wrote = True
             self.o.line(told.text)
             return
         self.o.note(f"{title}{told.text}")

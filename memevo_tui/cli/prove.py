@@ -9,7 +9,7 @@ import argparse
 from store import Memory, MemoryLoad, MemoryStore
 
 from ..core.state import DashboardState
-from ..core.verbs import CLI_VERBS, named
+from ..core.verbs import named
 from ..curator import Curator
 from .asking import TerminalHost
 from .exits import EXIT_OK
@@ -17,13 +17,11 @@ from .ids import CannotRun
 from .output import Output
 
 
-async def proved_write(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
+async def proved_write(store: MemoryStore, args: argparse.Namespace, name: str, o: Output) -> int:
     """Read every record as the dashboard does, replay pi's sessions, ask, then write
-    through the Curator; the exit code says what came of it."""
+    the verb ``name`` through the Curator; the exit code says what came of it."""
     if args.json:
         raise CannotRun("--prove asks a person: leave out --json")
-    verb: str = args.verb
-    name = args.verdict if "verdict" in CLI_VERBS[verb].cli_args else verb  # feedback
     if named(name).becomes is None:
         o.note(f"memevo-tui: {name} changes nothing pi recalls: there is nothing to prove")
         if not args.yes:

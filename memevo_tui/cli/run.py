@@ -316,10 +316,11 @@ async def _export(store: MemoryStore, args: argparse.Namespace, o: Output) -> in
 async def _write_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -> int:
     verb: str = args.verb
     await store.check()  # never write into a damaged file: it could spread the damage
+    name = args.verdict if "verdict" in CLI_VERBS[verb].cli_args else verb  # feedback
     if getattr(args, "prove", False):
         from .prove import proved_write
 
-        return await proved_write(store, args, o)
+        return await proved_write(store, args, name, o)
     target = Target(
         getattr(args, "id", ""),
         text=" ".join(getattr(args, "text", ())),
@@ -327,7 +328,6 @@ async def _write_verb(store: MemoryStore, args: argparse.Namespace, o: Output) -
         origin=getattr(args, "origin", ""),
         event_id=getattr(args, "event_id", ""),
     )
-    name = args.verdict if "verdict" in CLI_VERBS[verb].cli_args else verb  # feedback
     event_id = await named(name).call(store, target)
     if args.json:
         o.json({"event": event_id})

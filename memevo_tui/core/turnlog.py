@@ -183,20 +183,15 @@ RECENT_PROMPTS = 100
 """How many of a project's newest prompts a fix is proved on."""
 
 
-def fix_effect(log: InjectionLog, index: Any, before: Memory, after: Memory) -> str:
-    """What writing ``after`` over ``before`` does to the newest prompts of its project,
-    by the same replay: "Of the last 100 prompts in infra, 7 would no longer get this
-    record; 2 would get 8d07bdf8 instead." ``index``: the recall index of the records
-    as they are now (``RecallIndex``)."""
-    return fixes_effect(log, index, [before], [after])
-
-
-def fixes_effect(
+def fix_effect(
     log: InjectionLog, index: Any, before: Sequence[Memory], after: Sequence[Memory]
 ) -> str:
-    """``fix_effect`` for a write of several records at once (a merge: the kept record
-    corrected, the others forgotten), on the project of the first: a prompt loses them
-    when it got one of them and would get none."""
+    """What writing ``after`` over ``before`` does to the newest prompts of the first
+    one's project, by the same replay: "Of the last 100 prompts in infra, 7 would no
+    longer get this record; 2 would get 8d07bdf8 instead." Several records at once (a
+    merge: the kept one corrected, the others forgotten): a prompt loses them when it
+    got one of them and would get none. ``index``: the recall index of the records as
+    they are now (``RecallIndex``)."""
     from .view import origin_name
 
     first = before[0]

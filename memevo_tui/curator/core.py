@@ -189,7 +189,7 @@ class CuratorCore:
     async def _proved(self, before: Sequence[Memory], after: Callable[[], Sequence[Memory]]) -> str:
         """What writing ``after()`` over ``before`` does to the recent prompts of the
         first one's project (``_proof``; a merge's several records)."""
-        from ..core.turnlog import fixes_effect
+        from ..core.turnlog import fix_effect
 
         try:
             log = self.state.injections
@@ -203,7 +203,7 @@ class CuratorCore:
             index = await self.state.recall_index()
             if index is None:
                 return ""
-            return await asyncio.to_thread(fixes_effect, log, index, before, after())
+            return await asyncio.to_thread(fix_effect, log, index, before, after())
         except StoreError:
             return ""
 

@@ -61,13 +61,14 @@ class ManyRecords(CuratorCore):
         # blocked: each forgotten text, and the kept record's old text only if it changes
         lost = (s.text for s in steps if s.writes and s.new_text != s.text)
         blocked = [(scope, t) for t in dict.fromkeys(lost)]
-        notes = [blocks_note(blocked), *self._grouping_notes()]
+        ungrouped = self._grouping_notes()
+        notes = [blocks_note(blocked), *ungrouped]
         effect = await self._proved(records, lambda: _merged(records, steps[0].memory_id, text))
         question = ManyQuestion(
             f"Merge {len(records)} records into {steps[0].memory_id}?",
             steps,
             [*notes, effect] if effect else notes,
-            grouped=not self._grouping_notes(),
+            grouped=not ungrouped,
         )
 
         def done(yes: Answer) -> None:

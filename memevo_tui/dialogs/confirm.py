@@ -106,7 +106,7 @@ def verb_dialog(verb: Verb, content: str, duplicates: int = 0, effect: str = "")
     """Asks before the verb's write on a record whose text is ``content``, in the verb's
     own words (``duplicates``: its same-text twins the write takes too; ``effect``: what
     it does to recent turns, when pi's sessions were replayed)."""
-    confirm = verb.confirm or Confirm(f"{verb.label}?", "", verb.label)
+    confirm = verb.asking
     also = f" and its {duplicates} same-text duplicate(s)" if duplicates else ""
     summary = _proved(Text(confirm.warning.format(also=also), style="italic"), effect)
     detail = Text(visible(content, keep_newlines=True))

@@ -339,6 +339,7 @@ class Learning(Failing):
         """Each claim in turn, as pi stages it (§5.5): a new record, or a replacement of
         one it was shown (checked first: known, once, not pinned, not newer, same kind)."""
         st = Staged()
+        shown = {c["id"]: c for c in run.candidates}
         for claim in claims:
             if claim.replaces is None:
                 new = await self._claim_record(db, run.source, claim, "model")
@@ -355,16 +356,23 @@ class Learning(Failing):
                         ):
                             st.annotate(existing, claim.search_terms)
                 continue
-            await self._stage_replacement(db, run, claim, basis, st)
+            old = shown.get(claim.replaces or "")
+            await self._stage_replacement(db, run, claim, old, basis, st)
         return st
 
     async def _stage_replacement(
-        self, db: aiosqlite.Connection, run: Run, claim: ClaimIn, basis: str, st: Staged
+        self,
+        db: aiosqlite.Connection,
+        run: Run,
+        claim: ClaimIn,
+        old: dict[str, Any] | None,
+        basis: str,
+        st: Staged,
     ) -> None:
+        """``claim`` replaces ``old``, the candidate it names (None: one it was not shown)."""
         source = run.source
         sid = source["id"]
         created_ms = parse_ms(source["createdAt"]) or 0.0
-        old = {c["id"]: c for c in run.candidates}.get(claim.replaces or "")
         if old is None:
             raise LearningFailure("invalid_output", "unknown_replaces")
         if old["id"] in st.targets:

@@ -120,6 +120,12 @@ class Verb:
     """Its write takes the record's same-text duplicates too, and its toast says so."""
 
     @property
+    def asking(self) -> Confirm:
+        """Its question for one record: its own, else "<label>?" (the dialog and the
+        command line's ``--prove`` ask it alike)."""
+        return self.confirm or Confirm(f"{self.label}?", "", self.label)
+
+    @property
     def binding_id(self) -> str:
         return f"memory.{self.name}"
 
